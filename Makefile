@@ -1,0 +1,32 @@
+# Two commands matter: `make demo` and `make test`. Both create (or refresh) .venv first.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+EXTRAS ?= train,bench,dev
+
+.PHONY: install demo test lint clean
+
+# torch goes in first and pinned: an unpinned torch would pull a multi-GB CUDA build,
+# and the CPU wheel of 2.13.0 satisfies every later `torch>=` requirement.
+$(STAMP): setup.cfg pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/coherence-metric compare examples/coherent.txt examples/shuffled.txt
+
+test: $(STAMP)
+	$(PY) -m pytest -q tests
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check coherence_metric training benchmarks tests
+	$(VENV)/bin/mypy coherence_metric
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

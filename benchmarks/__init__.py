@@ -1,0 +1,1 @@
+"""Benchmarks: test-set loaders, metrics, suites and reports; they only ever call CoherenceScorer."""

@@ -1,0 +1,272 @@
+"""Saving and loading checkpoints: the one contract between ``training`` and the scorer.
+
+Three flavours share one folder layout (see architecture.md):
+
+- ``full``: ``backbone/`` (config + safetensors) + ``head.safetensors``; self-contained.
+- ``adapter``: ``adapter/`` (a PEFT adapter) + ``head.safetensors`` over a named backbone.
+- ``delta``: ``backbone_delta.safetensors`` (only the backbone tensors that training changed, optionally
+  in bf16) + ``head.safetensors`` over a named backbone; small enough to ship inside the package.
+
+``tokenizer/`` is saved whenever a tokenizer is given. ``coherence_config.json`` records the sha256 of
+every file, checked on load, so a truncated download or an edited weight file is refused, never scored.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, Optional, Tuple, Union
+
+import torch
+from torch import nn
+
+from .backbones import resolve_backbone_folder
+from .checkpoint_config import (
+    ADAPTER_DIR,
+    BACKBONE_DIR,
+    CONFIG_NAME,
+    DELTA_FILE,
+    FLAVOURS,
+    HEAD_FILE,
+    TOKENIZER_DIR,
+    CheckpointConfig,
+    hash_folder_files,
+    read_checkpoint_config,
+    verify_checkpoint_files,
+)
+from .errors import CheckpointError, InputError
+from .model import CoherenceModel
+from .quiet import quiet_transformers
+
+logger = logging.getLogger("coherence_metric")
+
+PathLike = Union[str, Path]
+
+
+@dataclass
+class LoadedCheckpoint:
+    """A model ready to score, its tokenizer and the config it was built from."""
+
+    model: CoherenceModel
+    tokenizer: Any
+    config: CheckpointConfig
+    folder: Path
+
+
+def _library_versions() -> Dict[str, str]:
+    import transformers
+
+    from .version import __version__
+
+    return {"coherence_metric": __version__, "transformers": transformers.__version__, "torch": torch.__version__}
+
+
+def _is_peft_model(module: nn.Module) -> bool:
+    try:
+        from peft import PeftModel
+    except ImportError:
+        return False
+    return isinstance(module, PeftModel)
+
+
+def _head_tensors(head: nn.Linear) -> Dict[str, torch.Tensor]:
+    return {
+        "weight": head.weight.detach().float().cpu().contiguous(),
+        "bias": head.bias.detach().float().cpu().contiguous(),
+    }
+
+
+def _write_weights(
+    model: CoherenceModel, target: Path, tokenizer: Any, flavour: str, delta_dtype: Optional[torch.dtype]
+) -> None:
+    """Write the flavour's backbone files, the head and the tokenizer into ``target``."""
+    from safetensors.torch import save_file
+
+    backbone = model.backbone
+    if flavour == "adapter":
+        if not _is_peft_model(backbone):
+            raise InputError("flavour='adapter' needs a PEFT-wrapped backbone (peft.get_peft_model)")
+        backbone.save_pretrained(str(target / ADAPTER_DIR), safe_serialization=True)
+    elif flavour == "full":
+        if _is_peft_model(backbone):  # merge a copy: merge_and_unload would strip the caller's adapter
+            backbone = copy.deepcopy(backbone).merge_and_unload()
+        backbone.save_pretrained(str(target / BACKBONE_DIR), safe_serialization=True)
+    else:
+        if _is_peft_model(backbone):
+            raise InputError("flavour='delta' takes a plain backbone; save a PEFT model as 'adapter' or 'full'")
+        delta = {
+            name: parameter.detach().cpu().to(delta_dtype or parameter.dtype).contiguous()
+            for name, parameter in backbone.named_parameters()
+            if parameter.requires_grad
+        }
+        if not delta:
+            raise InputError("flavour='delta' found no trainable backbone parameter: nothing to save")
+        save_file(delta, str(target / DELTA_FILE))
+    save_file(_head_tensors(model.head), str(target / HEAD_FILE))
+    if tokenizer is not None:
+        tokenizer.save_pretrained(str(target / TOKENIZER_DIR))
+
+
+def save_checkpoint(
+    model: CoherenceModel,
+    folder: PathLike,
+    tokenizer: Any = None,
+    flavour: str = "full",
+    delta_dtype: Optional[torch.dtype] = None,
+    training: Optional[Dict[str, Any]] = None,
+    overwrite: bool = False,
+) -> Path:
+    """Write ``model`` as a checkpoint folder that ``load_checkpoint`` and ``CoherenceScorer`` read.
+
+    Args:
+        model: the model to save.
+        folder: the target folder; it must be empty or absent unless ``overwrite``.
+        tokenizer: saved under ``tokenizer/`` when given (needed when the backbone is not a public model).
+        flavour: ``full``, ``adapter`` (the backbone must be a PEFT model) or ``delta`` (the backbone's
+            trainable tensors only, i.e. those with ``requires_grad``; frozen ones come from the named backbone).
+        delta_dtype: store delta tensors in this dtype (e.g. ``torch.bfloat16`` to halve the size).
+        training: how the model was trained (objective, data, steps, seed), recorded in the config.
+        overwrite: replace an existing checkpoint folder.
+
+    Returns:
+        The checkpoint folder.
+    """
+    if flavour not in FLAVOURS:
+        raise InputError(f"unknown checkpoint flavour {flavour!r}: choose one of {', '.join(FLAVOURS)}")
+    if flavour == "full" and tokenizer is None:
+        raise InputError("flavour='full' needs the tokenizer: a full checkpoint must be self-contained")
+    target = Path(folder)
+    if target.exists() and any(target.iterdir()):
+        if not overwrite:
+            raise InputError(f"{target} is not empty: choose another folder or pass overwrite=True")
+        shutil.rmtree(target)
+    target.mkdir(parents=True, exist_ok=True)
+
+    with quiet_transformers():
+        _write_weights(model, target, tokenizer, flavour, delta_dtype)
+
+    config = CheckpointConfig(
+        flavour=flavour,
+        backbone=model.backbone_spec,
+        pooling=model.pooling,
+        max_length=model.max_length,
+        hidden_size=model.hidden_size,
+        files=hash_folder_files(target),
+        training=dict(training or {}),
+        library_versions=_library_versions(),
+    )
+    config.write(target)
+    logger.info("saved %s checkpoint to %s", flavour, target)
+    return target
+
+
+def _load_head(path: Path, hidden_size: int) -> nn.Linear:
+    from safetensors.torch import load_file
+
+    tensors = load_file(str(path))
+    weight, bias = tensors.get("weight"), tensors.get("bias")
+    if weight is None or bias is None or tuple(weight.shape) != (1, hidden_size) or tuple(bias.shape) != (1,):
+        raise CheckpointError(f"{path} is corrupt: expected a head of shape (1, {hidden_size}) with a bias")
+    head = nn.Linear(hidden_size, 1)
+    with torch.no_grad():
+        head.weight.copy_(weight)
+        head.bias.copy_(bias)
+    return head
+
+
+def _apply_delta(backbone: nn.Module, path: Path) -> None:
+    from safetensors.torch import load_file
+
+    delta = load_file(str(path))
+    state = backbone.state_dict()
+    unknown = sorted(set(delta) - set(state))
+    if unknown:
+        raise CheckpointError(f"{path} does not fit its backbone: unknown tensors {', '.join(unknown[:3])}")
+    for name, tensor in delta.items():
+        if tuple(tensor.shape) != tuple(state[name].shape):
+            raise CheckpointError(f"{path} does not fit its backbone: {name} has shape {tuple(tensor.shape)}")
+    with torch.no_grad():
+        for name, tensor in delta.items():
+            state[name].copy_(tensor.to(state[name].dtype))
+
+
+def _load_pretrained(folder: Path) -> nn.Module:
+    from transformers import AutoModel
+
+    try:
+        return AutoModel.from_pretrained(str(folder))
+    except (OSError, ValueError) as error:
+        raise CheckpointError(f"cannot load backbone weights from {folder}: {error}".splitlines()[0]) from None
+
+
+def _load_tokenizer(folder: Path) -> Any:
+    from transformers import AutoTokenizer
+
+    try:
+        return AutoTokenizer.from_pretrained(str(folder))
+    except (OSError, ValueError) as error:
+        raise CheckpointError(f"cannot load a tokenizer from {folder}: {error}".splitlines()[0]) from None
+
+
+def _build_backbone(config: CheckpointConfig, source: Path) -> Tuple[nn.Module, Any]:
+    """The checkpoint's backbone with its weights in place (full, base + adapter, or base + delta)."""
+    if config.flavour == "full":
+        backbone = _load_pretrained(source / BACKBONE_DIR)
+        tokenizer_source = source / BACKBONE_DIR
+    else:
+        base_folder = resolve_backbone_folder(config.backbone, base_folder=source)
+        backbone = _load_pretrained(base_folder)
+        tokenizer_source = base_folder
+        if config.flavour == "adapter":
+            try:
+                from peft import PeftModel
+            except ImportError:
+                raise CheckpointError(
+                    f"{source} is a PEFT adapter checkpoint: install peft (`pip install coherence-metric[peft]`)"
+                ) from None
+            # Merged once at load: inference then runs at plain-model speed.
+            backbone = PeftModel.from_pretrained(backbone, str(source / ADAPTER_DIR)).merge_and_unload()
+        else:
+            _apply_delta(backbone, source / DELTA_FILE)
+    if (source / TOKENIZER_DIR).is_dir():
+        tokenizer_source = source / TOKENIZER_DIR
+    tokenizer = _load_tokenizer(tokenizer_source)
+
+    return backbone, tokenizer
+
+
+def load_checkpoint(folder: PathLike, verify: bool = True) -> LoadedCheckpoint:
+    """Load a checkpoint folder into an eval-mode model on the CPU, after checking its files' sha256.
+
+    Args:
+        folder: a folder holding ``coherence_config.json`` (local, packaged, or a Hub snapshot).
+        verify: check every recorded sha256 (on by default; turning it off only saves a hash pass).
+
+    Raises:
+        CheckpointError: missing, corrupt or newer-format checkpoint, or a backbone that cannot be found.
+    """
+    source = Path(folder)
+    if not source.is_dir():
+        raise CheckpointError(f"no checkpoint folder at {source}")
+    config = read_checkpoint_config(source)
+    if verify:
+        verify_checkpoint_files(source, config)
+
+    with quiet_transformers():
+        backbone, tokenizer = _build_backbone(config, source)
+
+    model = CoherenceModel(
+        backbone,
+        config.pooling,
+        config.backbone,
+        config.max_length,
+        head=_load_head(source / HEAD_FILE, config.hidden_size),
+    )
+    model.eval()
+    return LoadedCheckpoint(model=model, tokenizer=tokenizer, config=config, folder=source)
+
+
+__all__ = ["CONFIG_NAME", "LoadedCheckpoint", "load_checkpoint", "save_checkpoint"]

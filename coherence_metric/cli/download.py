@@ -1,0 +1,27 @@
+"""``coherence-metric download MODEL``: fetch a checkpoint (and its backbone) into the cache and verify it."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import click
+
+from . import cli
+
+
+@cli.command("download")
+@click.argument("model")
+@click.option("--revision", default=None, help="Hub revision (branch, tag or commit).")
+def download_command(model: str, revision: Optional[str]) -> None:
+    """Fetch MODEL ('default', a Hub repo id or a folder) so later runs work offline; verify its sha256s."""
+    from ..backbones import resolve_backbone_folder
+    from ..checkpoint_config import read_checkpoint_config, verify_checkpoint_files
+    from ..registry import resolve_model
+
+    resolved = resolve_model(model, revision=revision)
+    config = read_checkpoint_config(resolved.folder)
+    verify_checkpoint_files(resolved.folder, config)
+    click.echo(f"checkpoint: {resolved.folder} ({config.flavour}, sha256 verified)")
+    if config.flavour != "full":
+        backbone = resolve_backbone_folder(config.backbone, base_folder=resolved.folder)
+        click.echo(f"backbone:   {backbone} ({config.backbone.name_or_path}, sha256 verified)")

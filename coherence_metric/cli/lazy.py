@@ -1,0 +1,56 @@
+"""Commands imported only when used, so ``coherence-metric --help`` never loads training or torch."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any, Dict, List, Optional
+
+import click
+
+from ..errors import CoherenceMetricError
+
+_EXTRAS = {"training": "train", "benchmarks": "bench"}
+
+
+def _unavailable(name: str, reason: str) -> click.Command:
+    def callback(args: Any = None) -> None:
+        raise CoherenceMetricError(f"`coherence-metric {name}` is not available: {reason}")
+
+    return click.Command(
+        name,
+        callback=callback,
+        help=f"(not available: {reason})",
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+        params=[click.Argument(["args"], nargs=-1, required=False)],
+    )
+
+
+class LazyGroup(click.Group):
+    """A click group whose listed subcommands are ``module:attribute`` strings imported on first use."""
+
+    def __init__(self, *args: Any, lazy_subcommands: Optional[Dict[str, str]] = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_subcommands = dict(lazy_subcommands or {})
+
+    def list_commands(self, ctx: click.Context) -> List[str]:
+        return sorted(set(super().list_commands(ctx)) | set(self.lazy_subcommands))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> Optional[click.Command]:
+        if cmd_name in self.lazy_subcommands:
+            return self._load(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def _load(self, name: str) -> click.Command:
+        module_name, attribute = self.lazy_subcommands[name].split(":")
+        package = module_name.split(".")[0]
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name and (error.name == module_name or module_name.startswith(error.name + ".")):
+                return _unavailable(name, "not implemented yet in this version")
+            extra = _EXTRAS.get(package, package)
+            return _unavailable(name, f"it needs {error.name}: pip install 'coherence-metric[{extra}]'")
+        command = getattr(module, attribute, None)
+        if not isinstance(command, click.Command):
+            return _unavailable(name, "not implemented yet in this version")
+        return command

@@ -1,0 +1,77 @@
+"""Options shared by ``score`` and ``compare``: which model, where, how long, which input and output format."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, List, Optional
+
+import click
+
+from ..inputs import INPUT_FORMATS
+
+OUTPUT_FORMATS = ("text", "json", "tsv")
+
+
+def model_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the options that build a CoherenceScorer."""
+    decorators = [
+        click.option("--model", "-m", default="default", show_default=True,
+                     help="'default', a packaged checkpoint, a checkpoint folder, or a Hub repo id."),
+        click.option("--revision", default=None, help="Hub revision (branch, tag or commit) for a repo id."),
+        click.option("--device", default=None, help="cpu, cuda, cuda:N or mps [default: a GPU if there is one]."),
+        click.option("--dtype", type=click.Choice(["fp32", "bf16", "fp16"]), default="fp32", show_default=True,
+                     help="Compute dtype; bf16 is faster on recent CPUs, fp16 is GPU-only."),
+        click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True,
+                     help="Most texts per forward pass."),
+        click.option("--max-length", type=click.IntRange(min=8), default=None,
+                     help="Most tokens per text [default: the checkpoint's]."),
+        click.option("--truncation", type=click.Choice(["warn", "error", "window"]), default="warn",
+                     show_default=True, help="What to do with texts over --max-length."),
+        click.option("--offline", is_flag=True, help="Never use the network (same as HF_HUB_OFFLINE=1)."),
+    ]
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def input_options(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the input and output format options."""
+    decorators = [
+        click.option("--input-format", "-i", type=click.Choice(INPUT_FORMATS), default="doc", show_default=True,
+                     help="doc: a file is one text; lines: one text per line; paragraphs: blank-line "
+                          "separated; jsonl: one JSON object per line."),
+        click.option("--field", default="text", show_default=True,
+                     help="The jsonl field holding the text (a string or a list of sentences)."),
+        click.option("--format", "-f", "output_format", type=click.Choice(OUTPUT_FORMATS), default="text",
+                     show_default=True, help="Output format."),
+    ]
+    for decorator in reversed(decorators):
+        function = decorator(function)
+    return function
+
+
+def build_scorer(model: str, revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
+                 max_length: Optional[int], truncation: str, offline: bool) -> Any:
+    """Build the scorer the options describe (imports torch, so only after the inputs have been read)."""
+    from ..scorer import CoherenceScorer
+
+    return CoherenceScorer(
+        model,
+        device=device,
+        dtype=dtype,
+        batch_size=batch_size,
+        max_length=max_length,
+        truncation=truncation,
+        revision=revision,
+        local_files_only=offline,
+        progress=False,
+    )
+
+
+def read_all(paths: List[str], input_format: str, field: str) -> List[Any]:
+    """Read every input file before any model loads, so a typo fails in milliseconds."""
+    from ..inputs import read_texts
+
+    texts: List[Any] = []
+    for path in paths:
+        texts.extend(read_texts(path, input_format, field))
+    return texts

@@ -1,0 +1,39 @@
+"""``coherence-metric score FILE...``: one score per text, the mean, and the signature."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, List, Optional
+
+import click
+
+from . import cli
+from .options import build_scorer, input_options, model_options, read_all
+
+
+@cli.command("score")
+@click.argument("files", nargs=-1, required=True)
+@input_options
+@model_options
+def score_command(files: List[str], input_format: str, field: str, output_format: str, model: str,
+                  revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
+                  max_length: Optional[int], truncation: str, offline: bool) -> None:
+    """Score the texts in FILES (use - for stdin); higher is more coherent."""
+    inputs = read_all(list(files), input_format, field)
+    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline)
+    result = scorer.score([item.text for item in inputs])
+    labels = [item.label for item in inputs]
+    if output_format == "json":
+        data: Any = result.to_dict()
+        data["labels"] = labels
+        click.echo(json.dumps(data, indent=2))
+    elif output_format == "tsv":
+        click.echo("label\tscore")
+        for label, value in zip(labels, result.scores):
+            click.echo(f"{label}\t{value:.6f}")
+        click.echo(f"signature: {result.signature}", err=True)
+    else:
+        for label, value in zip(labels, result.scores):
+            click.echo(f"{value:10.4f}  {label}")
+        click.echo(f"system score: {result.system_score:.4f} (mean of {len(result.scores)} texts)")
+        click.echo(f"signature: {result.signature}")

@@ -1,0 +1,26 @@
+"""Exceptions a user can cause; the CLI prints their message as one line and exits with status 2.
+
+Every message names the input at fault and, where there is one, the fix.
+"""
+
+from __future__ import annotations
+
+
+class CoherenceMetricError(Exception):
+    """Base class for every error caused by user input, a model id, a checkpoint or the network."""
+
+
+class InputError(CoherenceMetricError, ValueError):
+    """A text, file or option that cannot be scored (empty, undecodable, missing field, bad value)."""
+
+
+class ModelNotFoundError(CoherenceMetricError, LookupError):
+    """A model argument that names no local folder, packaged checkpoint or Hub repository."""
+
+
+class CheckpointError(CoherenceMetricError):
+    """A checkpoint folder that is incomplete, corrupt (sha256 mismatch) or of a newer format."""
+
+
+class NetworkError(CoherenceMetricError, ConnectionError):
+    """The Hugging Face Hub could not be reached (offline, firewalled, or HF_HUB_OFFLINE set)."""

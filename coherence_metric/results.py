@@ -1,0 +1,152 @@
+"""Result objects returned by the scorer; each carries its signature and renders to dict/JSON."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Dict, List, Optional, Tuple
+
+from .signature import Signature
+
+
+def _winner(score_a: float, score_b: float) -> str:
+    if score_a > score_b:
+        return "a"
+    if score_b > score_a:
+        return "b"
+    return "tie"
+
+
+@dataclass
+class ScoreResult:
+    """Coherence scores of a list of texts, in input order.
+
+    Scores are unbounded real numbers: higher means more coherent, and only differences between texts
+    scored with the same signature mean anything. ``system_score`` is the mean over texts.
+
+    Attributes:
+        scores: one score per input text, in input order.
+        n_truncated: texts cut at ``max_length`` tokens (``truncation="warn"``).
+        n_windowed: texts scored as overlapping sentence windows (``truncation="window"``).
+        signature: everything that can change a score.
+    """
+
+    scores: List[float]
+    n_truncated: int
+    signature: Signature
+    n_windowed: int = 0
+
+    @property
+    def system_score(self) -> float:
+        """Mean score over the texts (a system-level number when the texts are one system's outputs)."""
+        return sum(self.scores) / len(self.scores)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Plain-Python form (for JSON, logging or a results table)."""
+        return {
+            "scores": list(self.scores),
+            "system_score": self.system_score,
+            "n_truncated": self.n_truncated,
+            "n_windowed": self.n_windowed,
+            "signature": str(self.signature),
+        }
+
+    def to_json(self, **kwargs: Any) -> str:
+        """JSON text of ``to_dict()``; keyword arguments go to ``json.dumps``."""
+        return json.dumps(self.to_dict(), **kwargs)
+
+
+@dataclass
+class CompareResult:
+    """Text (or system) A against text (or system) B, scored with one model.
+
+    For two single texts, ``winner`` and ``difference`` say which is more coherent and by how much.
+    For two equal-length lists (two systems' outputs on the same inputs) there are per-pair results, the
+    share of inputs where A wins, and paired-bootstrap 95% intervals for that share and for the mean
+    difference. Ties (equal scores) are counted apart and are wins for neither side.
+    """
+
+    scores_a: List[float]
+    scores_b: List[float]
+    signature: Signature
+    paired: bool
+    n_truncated: int = 0
+    win_rate_interval: Optional[Tuple[float, float]] = None
+    mean_difference_interval: Optional[Tuple[float, float]] = None
+    confidence: Optional[float] = None
+    pair_winners: List[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.pair_winners = [_winner(a, b) for a, b in zip(self.scores_a, self.scores_b)]
+
+    @property
+    def score_a(self) -> float:
+        """A's score (the mean over inputs for a paired comparison)."""
+        return sum(self.scores_a) / len(self.scores_a)
+
+    @property
+    def score_b(self) -> float:
+        """B's score (the mean over inputs for a paired comparison)."""
+        return sum(self.scores_b) / len(self.scores_b)
+
+    @property
+    def difference(self) -> float:
+        """score_a - score_b: positive when A is more coherent."""
+        return self.score_a - self.score_b
+
+    @property
+    def winner(self) -> str:
+        """``"a"``, ``"b"`` or ``"tie"`` by the (mean) scores."""
+        return _winner(self.score_a, self.score_b)
+
+    @property
+    def wins_a(self) -> int:
+        """Inputs where A scores strictly higher."""
+        return self.pair_winners.count("a")
+
+    @property
+    def wins_b(self) -> int:
+        """Inputs where B scores strictly higher."""
+        return self.pair_winners.count("b")
+
+    @property
+    def ties(self) -> int:
+        """Inputs where both score exactly the same."""
+        return self.pair_winners.count("tie")
+
+    @property
+    def win_rate(self) -> float:
+        """Share of inputs where A scores strictly higher than B."""
+        return self.wins_a / len(self.pair_winners)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Plain-Python form (for JSON, logging or a results table)."""
+        data: Dict[str, Any] = {
+            "score_a": self.score_a,
+            "score_b": self.score_b,
+            "difference": self.difference,
+            "winner": self.winner,
+            "n_truncated": self.n_truncated,
+            "signature": str(self.signature),
+        }
+        if self.paired:
+            data.update(
+                {
+                    "n_pairs": len(self.pair_winners),
+                    "scores_a": list(self.scores_a),
+                    "scores_b": list(self.scores_b),
+                    "pair_winners": list(self.pair_winners),
+                    "wins_a": self.wins_a,
+                    "wins_b": self.wins_b,
+                    "ties": self.ties,
+                    "win_rate": self.win_rate,
+                    "win_rate_interval": list(self.win_rate_interval or ()),
+                    "mean_difference_interval": list(self.mean_difference_interval or ()),
+                    "confidence": self.confidence,
+                }
+            )
+        return data
+
+    def to_json(self, **kwargs: Any) -> str:
+        """JSON text of ``to_dict()``; keyword arguments go to ``json.dumps``."""
+        return json.dumps(self.to_dict(), **kwargs)

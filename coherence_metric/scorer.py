@@ -1,0 +1,378 @@
+"""CoherenceScorer: load a checkpoint once, then score texts fast and reproducibly.
+
+Inference path: validate -> tokenize once -> handle long texts (warn / error / window) -> sort by length
+-> batches under a token budget -> ``torch.inference_mode`` forward (fp32, or bf16/fp16 autocast) -> head
+-> restore input order. A text's score does not depend on the batch size or on its neighbours in a
+batch: attention masks hide the padding and pooling reads only real tokens.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import warnings
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import torch
+
+from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, paired_bootstrap
+from .checkpoint import load_checkpoint
+from .errors import InputError
+from .model import CoherenceModel
+from .registry import DEFAULT_MODEL, resolve_model
+from .results import CompareResult, ScoreResult
+from .runtime import autocast_context, resolve_device, resolve_dtype
+from .signature import Signature
+from .texts import Document, normalise_documents, sentences_of
+from .version import __version__
+from .windows import sentence_windows
+
+logger = logging.getLogger("coherence_metric")
+
+TRUNCATION_POLICIES = ("warn", "error", "window")
+DEFAULT_BATCH_SIZE = 32
+DEFAULT_MAX_TOKENS_PER_BATCH = 8192
+
+
+class TruncationWarning(UserWarning):
+    """Some texts were longer than ``max_length`` tokens and were cut (one warning per call)."""
+
+
+@dataclass
+class _Encoded:
+    """Token ids to score, each tagged with the text it belongs to (several ids per text in window mode)."""
+
+    ids: List[List[int]]
+    owners: List[int]
+    n_truncated: int
+    n_windowed: int
+
+
+def _fingerprint_module(model: torch.nn.Module) -> str:
+    """A short hash of every parameter's bytes, for models that did not come from a checkpoint."""
+    digest = hashlib.sha256()
+    for name, tensor in sorted(model.state_dict().items()):
+        digest.update(name.encode("utf-8"))
+        digest.update(tensor.detach().float().cpu().numpy().tobytes())
+    return digest.hexdigest()[:12]
+
+
+class CoherenceScorer:
+    """Scores how coherent texts are: higher is more coherent; scores are comparative and unbounded.
+
+    Args:
+        model: ``"default"``, a packaged checkpoint name, a checkpoint folder, or a Hub repo id.
+        device: ``cpu``, ``cuda``, ``cuda:N``, ``mps``; None picks a GPU when there is one.
+        dtype: ``fp32`` (default), ``bf16`` (autocast; CPU or GPU) or ``fp16`` (GPU only).
+        batch_size: most texts per forward pass.
+        max_length: most tokens per text; None takes the checkpoint's. Longer texts follow ``truncation``.
+        truncation: ``"warn"`` (cut, one warning per call, count in the result), ``"error"``, or
+            ``"window"`` (overlapping sentence windows, scores averaged).
+        revision: Hub revision when ``model`` is a repo id.
+        local_files_only: never touch the network (``HF_HUB_OFFLINE=1`` does the same).
+        max_tokens_per_batch: padded tokens per forward pass, bounding memory for long texts.
+        progress: show a progress bar over batches (needs tqdm).
+    """
+
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        device: Optional[str] = None,
+        dtype: Optional[str] = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        max_length: Optional[int] = None,
+        truncation: str = "warn",
+        revision: Optional[str] = None,
+        local_files_only: bool = False,
+        max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
+        progress: bool = False,
+    ) -> None:
+        self._check_settings(batch_size, truncation, max_tokens_per_batch)
+        self.device = resolve_device(device)
+        self.dtype = resolve_dtype(dtype, self.device)
+        resolved = resolve_model(model, revision=revision, local_files_only=local_files_only)
+        loaded = load_checkpoint(resolved.folder)
+        self._setup(loaded.model, loaded.tokenizer, resolved.label, loaded.config.fingerprint())
+        self.batch_size = batch_size
+        self.truncation = truncation
+        self.max_tokens_per_batch = max_tokens_per_batch
+        self.progress = progress
+        self.max_length = self._check_max_length(max_length)
+
+    @classmethod
+    def from_model(
+        cls,
+        model: CoherenceModel,
+        tokenizer: Any,
+        label: str,
+        device: Optional[str] = None,
+        dtype: Optional[str] = None,
+        batch_size: int = DEFAULT_BATCH_SIZE,
+        max_length: Optional[int] = None,
+        truncation: str = "warn",
+        max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
+    ) -> "CoherenceScorer":
+        """A scorer over an in-memory model (training's dev evaluation, the untrained-head baseline).
+
+        The signature names ``label`` and a hash of the model's parameters.
+        """
+        scorer = cls.__new__(cls)
+        cls._check_settings(batch_size, truncation, max_tokens_per_batch)
+        scorer.device = resolve_device(device)
+        scorer.dtype = resolve_dtype(dtype, scorer.device)
+        scorer._setup(model, tokenizer, label, _fingerprint_module(model))
+        scorer.batch_size = batch_size
+        scorer.truncation = truncation
+        scorer.max_tokens_per_batch = max_tokens_per_batch
+        scorer.progress = False
+        scorer.max_length = scorer._check_max_length(max_length)
+        return scorer
+
+    @staticmethod
+    def _check_settings(batch_size: int, truncation: str, max_tokens_per_batch: int) -> None:
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
+        if truncation not in TRUNCATION_POLICIES:
+            raise InputError(f"unknown truncation {truncation!r}: choose one of {', '.join(TRUNCATION_POLICIES)}")
+        if not isinstance(max_tokens_per_batch, int) or max_tokens_per_batch < 1:
+            raise InputError(f"max_tokens_per_batch must be a positive integer, got {max_tokens_per_batch!r}")
+
+    def _setup(self, model: CoherenceModel, tokenizer: Any, label: str, fingerprint: str) -> None:
+        self.model = model.to(self.device).eval()
+        self.tokenizer = tokenizer
+        self.model_label = label
+        self.fingerprint = fingerprint
+
+    def _check_max_length(self, max_length: Optional[int]) -> int:
+        limit = max_length if max_length is not None else self.model.max_length
+        if not isinstance(limit, int) or limit <= self.tokenizer.num_special_tokens_to_add() + 1:
+            raise InputError(f"max_length must be an integer above the special-token count, got {max_length!r}")
+        positions = getattr(self.model.backbone.config, "max_position_embeddings", None)
+        if self.model.backbone_spec.model_type != "xlnet" and positions and limit > positions:
+            raise InputError(f"max_length {limit} exceeds the backbone's {positions} positions")
+        return limit
+
+    @property
+    def signature(self) -> Signature:
+        """The signature of this scorer's settings (results add their truncation count)."""
+        import transformers
+
+        return Signature(
+            model=self.model_label,
+            fingerprint=self.fingerprint,
+            pooling=self.model.pooling,
+            max_length=self.max_length,
+            truncation=self.truncation,
+            dtype=self.dtype,
+            n_truncated=0,
+            library_version=__version__,
+            transformers_version=transformers.__version__,
+            torch_version=torch.__version__.split("+")[0],
+        )
+
+    # ----------------------------------------------------------------------------------------- public API
+
+    def score(self, texts: Union[str, Sequence[Document]]) -> ScoreResult:
+        """Score texts: a string, a list of strings, or a list of sentence lists (joined with spaces).
+
+        Returns:
+            A ScoreResult with one score per text in input order, the mean, the truncation counts and
+            the signature.
+
+        Raises:
+            InputError: an empty text, a wrong type, or (with ``truncation="error"``) a text too long.
+        """
+        documents = texts if not isinstance(texts, str) else [texts]
+        joined = normalise_documents(documents)
+        encoded = self._encode(list(documents), joined)
+        unit_scores = self._score_ids(encoded.ids)
+        totals = [0.0] * len(joined)
+        counts = [0] * len(joined)
+        for owner, value in zip(encoded.owners, unit_scores):
+            totals[owner] += value
+            counts[owner] += 1
+        scores = [total / count for total, count in zip(totals, counts)]
+        if encoded.n_truncated:
+            warnings.warn(
+                f"{encoded.n_truncated} of {len(joined)} texts were longer than max_length={self.max_length} "
+                "tokens and were cut; use truncation='window' to score them whole",
+                TruncationWarning,
+                stacklevel=2,
+            )
+        return ScoreResult(
+            scores=scores,
+            n_truncated=encoded.n_truncated,
+            n_windowed=encoded.n_windowed,
+            signature=self.signature.with_truncated(encoded.n_truncated),
+        )
+
+    def compare(
+        self,
+        a: Union[Document, Sequence[Document]],
+        b: Union[Document, Sequence[Document]],
+        bootstrap_resamples: int = DEFAULT_RESAMPLES,
+        seed: int = DEFAULT_SEED,
+    ) -> CompareResult:
+        """Compare two texts, or two systems' outputs on the same inputs (two equal-length lists).
+
+        Args:
+            a: a string, or a list of texts (each a string or a list of sentences) for system A.
+            b: the same shape as ``a``.
+            bootstrap_resamples: resamples of the paired bootstrap (paired comparisons only).
+            seed: the bootstrap's seed; it goes into the signature.
+        """
+        if isinstance(a, str) != isinstance(b, str):
+            raise InputError("compare needs two texts or two lists of texts, not one of each")
+        paired = not isinstance(a, str)
+        side_a = [a] if not paired else list(a)  # type: ignore[list-item]
+        side_b = [b] if not paired else list(b)  # type: ignore[list-item]
+        if len(side_a) != len(side_b):
+            raise InputError(
+                f"system A has {len(side_a)} texts and system B has {len(side_b)}: a paired comparison "
+                "needs the same number of texts, in the same input order"
+            )
+        result = self.score(side_a + side_b)
+        scores_a, scores_b = result.scores[: len(side_a)], result.scores[len(side_a):]
+        if not paired:
+            return CompareResult(scores_a, scores_b, result.signature, paired=False, n_truncated=result.n_truncated)
+        interval = paired_bootstrap(scores_a, scores_b, resamples=bootstrap_resamples, seed=seed)
+        return CompareResult(
+            scores_a,
+            scores_b,
+            result.signature.with_bootstrap(bootstrap_resamples, seed),
+            paired=True,
+            n_truncated=result.n_truncated,
+            win_rate_interval=interval.win_rate_interval,
+            mean_difference_interval=interval.mean_difference_interval,
+            confidence=interval.confidence,
+        )
+
+    # ------------------------------------------------------------------------------------------ internals
+
+    def _tokenize(self, texts: List[str], truncate: bool = False) -> List[List[int]]:
+        encoded = self.tokenizer(
+            texts,
+            add_special_tokens=True,
+            truncation=truncate,
+            max_length=self.max_length if truncate else None,
+            verbose=False,
+        )
+        return [list(ids) for ids in encoded["input_ids"]]
+
+    def _encode(self, documents: List[Any], joined: List[str]) -> _Encoded:
+        ids = self._tokenize(joined)
+        too_long = [index for index, sequence in enumerate(ids) if len(sequence) > self.max_length]
+        if too_long and self.truncation == "error":
+            first = too_long[0]
+            raise InputError(
+                f"{len(too_long)} text(s) exceed max_length={self.max_length} tokens (text {first} has "
+                f"{len(ids[first])}): pass truncation='window' or 'warn', or a larger max_length"
+            )
+        if not too_long:
+            return _Encoded(ids, list(range(len(ids))), 0, 0)
+        if self.truncation == "warn":
+            cut = self._tokenize([joined[index] for index in too_long], truncate=True)
+            for index, sequence in zip(too_long, cut):
+                ids[index] = sequence
+            return _Encoded(ids, list(range(len(ids))), len(too_long), 0)
+        return self._encode_windows(documents, ids, set(too_long))
+
+    def _encode_windows(self, documents: List[Any], ids: List[List[int]], too_long: set) -> _Encoded:
+        budget = self.max_length - self.tokenizer.num_special_tokens_to_add()
+        units: List[List[int]] = []
+        owners: List[int] = []
+        window_texts: List[str] = []
+        window_owners: List[int] = []
+        for index, sequence in enumerate(ids):
+            if index not in too_long:
+                units.append(sequence)
+                owners.append(index)
+                continue
+            sentences = sentences_of(documents[index])
+            lengths = [len(piece) for piece in self.tokenizer(sentences, add_special_tokens=False)["input_ids"]]
+            for start, end in sentence_windows(lengths, budget):
+                window_texts.append(" ".join(sentences[start:end]))
+                window_owners.append(index)
+        window_ids = self._tokenize(window_texts)
+        n_truncated = 0
+        over = [position for position, sequence in enumerate(window_ids) if len(sequence) > self.max_length]
+        if over:  # a single sentence longer than max_length, or joining added a few tokens
+            cut = self._tokenize([window_texts[position] for position in over], truncate=True)
+            for position, sequence in zip(over, cut):
+                window_ids[position] = sequence
+            n_truncated = len({window_owners[position] for position in over})
+        return _Encoded(units + window_ids, owners + window_owners, n_truncated, len(too_long))
+
+    def _batches(self, lengths: List[int]) -> List[List[int]]:
+        """Indices grouped into batches, longest first, under both the text and padded-token budgets."""
+        order = sorted(range(len(lengths)), key=lambda index: (-lengths[index], index))
+        batches: List[List[int]] = []
+        current: List[int] = []
+        for index in order:
+            longest = lengths[current[0]] if current else lengths[index]
+            full = len(current) >= self.batch_size or (len(current) + 1) * longest > self.max_tokens_per_batch
+            if current and full:
+                batches.append(current)
+                current = []
+            current.append(index)
+        if current:
+            batches.append(current)
+        return batches
+
+    def _score_ids(self, ids: List[List[int]]) -> List[float]:
+        scores: List[float] = [0.0] * len(ids)
+        batches = self._batches([len(sequence) for sequence in ids])
+        iterator: Any = batches
+        if self.progress:
+            try:
+                from tqdm.auto import tqdm
+
+                iterator = tqdm(batches, desc="scoring", unit="batch")
+            except ImportError:
+                logger.debug("tqdm is not installed: no progress bar")
+        with torch.inference_mode(), autocast_context(self.dtype, self.device):
+            for batch in iterator:
+                padded = self.tokenizer.pad({"input_ids": [ids[index] for index in batch]}, return_tensors="pt")
+                values = self.model(
+                    padded["input_ids"].to(self.device), padded["attention_mask"].to(self.device)
+                ).float().cpu().tolist()
+                for index, value in zip(batch, values):
+                    scores[index] = float(value)
+        return scores
+
+
+_CACHE_SIZE = 4
+_cached: Dict[Tuple[Any, ...], CoherenceScorer] = {}
+
+
+def get_scorer(model: str = DEFAULT_MODEL, **settings: Any) -> CoherenceScorer:
+    """A scorer for these settings, built once and reused (bert_score rebuilt its model on every call).
+
+    Keeps the last few distinct settings; the oldest is dropped first.
+    """
+    key = (model, tuple(sorted(settings.items())))
+    scorer = _cached.pop(key, None)
+    if scorer is None:
+        scorer = CoherenceScorer(model, **settings)
+    _cached[key] = scorer
+    while len(_cached) > _CACHE_SIZE:
+        _cached.pop(next(iter(_cached)))
+    return scorer
+
+
+def score(texts: Union[str, Sequence[Document]], model: str = DEFAULT_MODEL, **settings: Any) -> ScoreResult:
+    """Score texts with a cached ``CoherenceScorer(model, **settings)``; see ``CoherenceScorer.score``."""
+    return get_scorer(model, **settings).score(texts)
+
+
+def compare(
+    a: Union[Document, Sequence[Document]],
+    b: Union[Document, Sequence[Document]],
+    model: str = DEFAULT_MODEL,
+    bootstrap_resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    **settings: Any,
+) -> CompareResult:
+    """Compare with a cached ``CoherenceScorer(model, **settings)``; see ``CoherenceScorer.compare``."""
+    return get_scorer(model, **settings).compare(a, b, bootstrap_resamples=bootstrap_resamples, seed=seed)

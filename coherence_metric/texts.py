@@ -1,0 +1,54 @@
+"""Validating what users pass as texts: a string, a list of strings, or a list of sentence lists."""
+
+from __future__ import annotations
+
+from typing import List, Sequence, Union
+
+from .errors import InputError
+
+Document = Union[str, Sequence[str]]
+"""One text: a string, or its sentences in order (joined with one space, as in the paper)."""
+
+
+def _as_text(document: object, position: int) -> str:
+    if isinstance(document, str):
+        if not document.strip():
+            raise InputError(f"text {position} is empty")
+        return document
+    if isinstance(document, (list, tuple)):
+        if not document:
+            raise InputError(f"text {position} is an empty sentence list")
+        for index, sentence in enumerate(document):
+            if not isinstance(sentence, str):
+                raise InputError(f"text {position}, sentence {index} is {type(sentence).__name__}, expected str")
+        joined = " ".join(sentence.strip() for sentence in document if sentence.strip())
+        if not joined:
+            raise InputError(f"text {position} has only empty sentences")
+        return joined
+    raise InputError(f"text {position} is {type(document).__name__}, expected a string or a list of sentences")
+
+
+def normalise_documents(texts: Union[str, Sequence[Document]]) -> List[str]:
+    """Return each input as one string, after checking none is empty or of the wrong type.
+
+    A bare string is one text. Otherwise each element is a text: a string, or a list of its sentences.
+
+    Raises:
+        InputError: naming the position of the first bad text.
+    """
+    if isinstance(texts, str):
+        return [_as_text(texts, 0)]
+    if not isinstance(texts, (list, tuple)):
+        raise InputError(f"texts must be a string or a list of texts, got {type(texts).__name__}")
+    if not texts:
+        raise InputError("no texts to score: the list is empty")
+    return [_as_text(document, position) for position, document in enumerate(texts)]
+
+
+def sentences_of(document: Document) -> List[str]:
+    """The sentences of one text: given ones as they are, otherwise split with the project's splitter."""
+    if isinstance(document, str):
+        from .sentences import split_sentences
+
+        return split_sentences(document)
+    return [sentence.strip() for sentence in document if sentence.strip()]

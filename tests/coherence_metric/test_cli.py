@@ -1,0 +1,161 @@
+"""The command line: outputs in every format, and one-line errors with exit status 2 for user mistakes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from coherence_metric.cli import cli
+
+from ..conftest import EXAMPLES_DIR, REPO_DIR
+
+COHERENT = str(EXAMPLES_DIR / "coherent.txt")
+SHUFFLED = str(EXAMPLES_DIR / "shuffled.txt")
+
+
+@pytest.fixture(scope="module")
+def runner():
+    from coherence_metric.cli import compare, download, models, score  # noqa: F401  (register commands)
+
+    return CliRunner()
+
+
+def invoke(runner, args, **kwargs):
+    return runner.invoke(cli, args, catch_exceptions=False, **kwargs)
+
+
+def assert_one_line_error(result, *fragments):
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("coherence-metric: error: "), result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+    assert "Traceback" not in result.output
+
+
+def test_compare_two_documents_prints_scores_winner_and_signature(runner, bert_checkpoint):
+    result = invoke(runner, ["compare", COHERENT, SHUFFLED, "--model", str(bert_checkpoint)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("A  ") and COHERENT in lines[0]
+    assert lines[1].startswith("B  ") and SHUFFLED in lines[1]
+    assert lines[2].startswith("winner: ")
+    assert lines[3].startswith("signature: coherence-metric:0.1.0|model:local:bert-full@")
+
+
+def test_compare_json_matches_the_python_api(runner, bert_checkpoint):
+    from coherence_metric import CoherenceScorer
+
+    result = invoke(runner, ["compare", COHERENT, SHUFFLED, "--model", str(bert_checkpoint), "-f", "json"])
+    data = json.loads(result.stdout)
+    expected = CoherenceScorer(str(bert_checkpoint)).compare(
+        open(COHERENT, encoding="utf-8").read().strip(), open(SHUFFLED, encoding="utf-8").read().strip())
+    assert data["score_a"] == pytest.approx(expected.score_a, abs=1e-6)
+    assert data["winner"] == expected.winner and data["signature"] == str(expected.signature)
+
+
+def test_paired_system_comparison_from_jsonl(runner, bert_checkpoint, tmp_path):
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("\n".join(json.dumps({"output": f"Sentence {i}. Then another {i}."}) for i in range(5)))
+    b.write_text("\n".join(json.dumps({"output": f"Then another {i}. Sentence {i}."}) for i in range(5)))
+    result = invoke(runner, ["compare", str(a), str(b), "-i", "jsonl", "--field", "output",
+                             "--model", str(bert_checkpoint), "--bootstrap", "100", "--seed", "3"])
+    assert result.exit_code == 0, result.output
+    assert "pairs: 5" in result.stdout and "A win rate:" in result.stdout and "95% CI" in result.stdout
+    assert "bootstrap:100|seed:3" in result.stdout
+
+
+def test_score_lines_in_tsv_and_json(runner, bert_checkpoint, tmp_path):
+    path = tmp_path / "outputs.txt"
+    path.write_text("The rain stopped. The sun came out.\nThe sun came out. The rain stopped.\n")
+    tsv = invoke(runner, ["score", str(path), "-i", "lines", "-f", "tsv", "--model", str(bert_checkpoint)])
+    rows = tsv.stdout.splitlines()
+    assert rows[0] == "label\tscore" and len(rows) == 3 and rows[1].startswith(f"{path}:1\t")
+    assert "signature: " in tsv.stderr
+    as_json = json.loads(invoke(runner, ["score", str(path), "-i", "lines", "-f", "json",
+                                         "--model", str(bert_checkpoint)]).stdout)
+    assert as_json["labels"] == [f"{path}:1", f"{path}:2"]
+    assert [float(row.split("\t")[1]) for row in rows[1:]] == pytest.approx(as_json["scores"], abs=1e-6)
+
+
+def test_score_reads_stdin(runner, bert_checkpoint):
+    result = invoke(runner, ["score", "-", "--model", str(bert_checkpoint)], input="Hello there. Goodbye now.\n")
+    assert result.exit_code == 0 and "<stdin>" in result.stdout and "system score:" in result.stdout
+
+
+@pytest.mark.parametrize("setup, args_tail, fragments", [
+    ("missing", [], ["no such file"]),
+    ("empty", [], ["is empty"]),
+    ("latin1", [], ["is not valid UTF-8"]),
+    ("nofield", ["-i", "jsonl"], ["line 1 has no field 'text'"]),
+])
+def test_bad_input_files_fail_in_one_line(runner, bert_checkpoint, tmp_path, setup, args_tail, fragments):
+    path = tmp_path / "input.txt"
+    if setup == "empty":
+        path.write_text("\n")
+    elif setup == "latin1":
+        path.write_bytes("Na\u00efve text.".encode("latin-1"))
+    elif setup == "nofield":
+        path.write_text('{"summary": "x"}\n')
+    result = invoke(runner, ["score", str(path), "--model", str(bert_checkpoint), *args_tail])
+    assert_one_line_error(result, str(path), *fragments)
+
+
+def test_unknown_model_and_default_fail_in_one_line(runner):
+    result = invoke(runner, ["score", COHERENT, "--model", "./nowhere"])
+    assert_one_line_error(result, "no checkpoint folder at ./nowhere")
+    assert_one_line_error(invoke(runner, ["compare", COHERENT, SHUFFLED]), "default checkpoint has not shipped yet")
+
+
+def test_corrupt_checkpoint_fails_in_one_line(runner, bert_checkpoint, corrupt_copy):
+    folder = corrupt_copy(bert_checkpoint)
+    (folder / "head.safetensors").write_bytes(b"garbage")
+    assert_one_line_error(invoke(runner, ["score", COHERENT, "--model", str(folder)]), "corrupt", "head.safetensors")
+
+
+def test_debug_shows_the_traceback(runner):
+    result = runner.invoke(cli, ["--debug", "score", COHERENT, "--model", "./nowhere"])
+    assert result.exit_code != 0 and result.exception is not None
+    assert type(result.exception).__name__ == "ModelNotFoundError"
+
+
+def test_unavailable_commands_say_so(runner):
+    result = invoke(runner, ["benchmark", "--suite", "paper"])
+    assert_one_line_error(result, "`coherence-metric benchmark` is not available")
+
+
+def test_download_verifies_a_local_checkpoint(runner, bert_checkpoint):
+    result = invoke(runner, ["download", str(bert_checkpoint)])
+    assert result.exit_code == 0 and "sha256 verified" in result.stdout
+
+
+def test_models_lists_the_default_status(runner):
+    result = invoke(runner, ["models"])
+    assert result.exit_code == 0 and "default" in result.stdout
+
+
+def test_console_script_in_a_real_subprocess(bert_checkpoint):
+    """The installed entry point, as a user runs it: `coherence-metric compare a.txt b.txt --model DIR`."""
+    script = os.path.join(os.path.dirname(sys.executable), "coherence-metric")
+    result = subprocess.run([script, "compare", COHERENT, SHUFFLED, "--model", str(bert_checkpoint)],
+                            capture_output=True, text=True, cwd=REPO_DIR, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert "winner:" in result.stdout and "signature: coherence-metric:" in result.stdout
+    assert result.stderr == ""
+
+
+def test_example_script_ranks_systems(bert_checkpoint):
+    result = subprocess.run(
+        [sys.executable, str(EXAMPLES_DIR / "score_system_outputs.py"), str(EXAMPLES_DIR / "system_outputs.jsonl"),
+         "--model", str(bert_checkpoint)],
+        capture_output=True, text=True, cwd=REPO_DIR, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    rows = result.stdout.splitlines()
+    assert sorted(row.split("\t")[0] for row in rows[:2]) == ["ordered", "shuffled"]
+    assert all("(n=2)" in row for row in rows[:2]) and rows[2].startswith("signature: ")

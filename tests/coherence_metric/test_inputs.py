@@ -1,0 +1,67 @@
+"""Reading input files: formats, labels, and one-line errors naming file and line."""
+
+from __future__ import annotations
+
+import pytest
+
+from coherence_metric import InputError
+from coherence_metric.inputs import read_texts
+
+
+def test_doc_lines_paragraphs(tmp_path):
+    path = tmp_path / "in.txt"
+    path.write_text("First text. Still first.\nSecond text.\n\nThird, after a blank line.\n", encoding="utf-8")
+    assert [t.text for t in read_texts(str(path))] == [path.read_text().strip()]
+    paragraphs = read_texts(str(path), "paragraphs")
+    assert [t.text for t in paragraphs] == ["First text. Still first.\nSecond text.", "Third, after a blank line."]
+    with pytest.raises(InputError, match=r"in.txt line 3 is empty: with --input-format lines every line is one text"):
+        read_texts(str(path), "lines")
+    path.write_text("One.\nTwo.\n\n", encoding="utf-8")
+    assert [(t.label.split("/")[-1], t.text) for t in read_texts(str(path), "lines")] == [
+        ("in.txt:1", "One."), ("in.txt:2", "Two.")]
+
+
+def test_jsonl_strings_and_sentence_lists(tmp_path):
+    path = tmp_path / "out.jsonl"
+    path.write_text('{"text": "A story."}\n\n{"text": ["One.", "Two."], "id": 3}\n', encoding="utf-8")
+    texts = read_texts(str(path), "jsonl")
+    assert [t.text for t in texts] == ["A story.", ["One.", "Two."]]
+    assert texts[1].label.endswith("out.jsonl:3")
+
+
+@pytest.mark.parametrize(
+    "content, field, message",
+    [
+        ('{"summary": "x"}\n', "text", "out.jsonl line 1 has no field 'text'"),
+        ('{"text": "x"}\n{"text": \n', "text", "out.jsonl line 2 is not valid JSON"),
+        ('["text"]\n', "text", "line 1 is not a JSON object"),
+        ('{"text": 5}\n', "text", "field 'text' must be a string or a list of strings"),
+        ('{"text": "  "}\n', "text", "field 'text' is empty"),
+    ],
+)
+def test_jsonl_errors_name_the_line(tmp_path, content, field, message):
+    path = tmp_path / "out.jsonl"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError, match=message):
+        read_texts(str(path), "jsonl", field)
+
+
+def test_missing_empty_undecodable_and_directory(tmp_path):
+    with pytest.raises(InputError, match="nothere.txt: no such file"):
+        read_texts(str(tmp_path / "nothere.txt"))
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n\n", encoding="utf-8")
+    with pytest.raises(InputError, match="empty.txt is empty"):
+        read_texts(str(empty))
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("Caf\u00e9 au lait.".encode("latin-1"))
+    with pytest.raises(InputError, match=r"latin.txt is not valid UTF-8 \(byte 0xe9 at offset 3\)"):
+        read_texts(str(latin))
+    with pytest.raises(InputError, match="is a directory"):
+        read_texts(str(tmp_path))
+
+
+def test_utf8_byte_order_mark_is_ignored(tmp_path):
+    path = tmp_path / "bom.txt"
+    path.write_bytes("\ufeffHello there.".encode("utf-8"))
+    assert read_texts(str(path))[0].text == "Hello there."

@@ -1,0 +1,80 @@
+"""Long texts: warn (one aggregated warning, counted), error (one clear message) or window (averaged)."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from coherence_metric import CoherenceScorer, InputError, TruncationWarning
+from coherence_metric.windows import sentence_windows
+
+SENTENCES = [
+    "The river rose slowly through the night.",
+    "By morning the lower fields were under water.",
+    "Farmers moved their animals to the hills.",
+    "The weather service had warned of heavy rain for three days.",
+    "Few people expected the banks to break so early.",
+    "In the town, the school opened its hall to families.",
+    "Volunteers brought blankets, bread and hot tea.",
+    "A doctor checked on the elderly and the children.",
+]
+LONG_TEXT = " ".join(SENTENCES)
+SHORT_TEXT = "The mayor visited in the afternoon. She thanked the helpers."
+
+
+def test_sentence_windows_cover_every_sentence_and_overlap():
+    windows = sentence_windows([5, 5, 5, 5, 5, 5], budget=12)
+    assert windows == [(0, 2), (1, 3), (2, 4), (3, 5), (4, 6)]
+    assert sentence_windows([3, 3], budget=100) == [(0, 2)]
+    # a sentence longer than the budget stands alone (it is truncated later)
+    assert sentence_windows([2, 50, 2], budget=10) == [(0, 1), (1, 2), (2, 3)]
+    with pytest.raises(ValueError):
+        sentence_windows([1], budget=0)
+
+
+def test_warn_cuts_and_warns_once_per_call(bert_checkpoint):
+    scorer = CoherenceScorer(str(bert_checkpoint), max_length=24, truncation="warn")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = scorer.score([LONG_TEXT, SHORT_TEXT, LONG_TEXT + " Again."])
+    truncation_warnings = [w for w in caught if issubclass(w.category, TruncationWarning)]
+    assert len(truncation_warnings) == 1
+    assert "2 of 3 texts" in str(truncation_warnings[0].message)
+    assert result.n_truncated == 2
+    assert "ntrunc:2" in str(result.signature) and "trunc:warn" in str(result.signature)
+    # both long texts share their first 24 tokens, so the cut versions score the same
+    assert result.scores[0] == pytest.approx(result.scores[2], abs=1e-5)
+
+
+def test_error_policy_names_the_text(bert_checkpoint):
+    scorer = CoherenceScorer(str(bert_checkpoint), max_length=24, truncation="error")
+    with pytest.raises(InputError, match=r"1 text\(s\) exceed max_length=24 tokens \(text 1 has \d+\)"):
+        scorer.score([SHORT_TEXT, LONG_TEXT])
+
+
+def test_window_policy_averages_window_scores(bert_checkpoint):
+    windowed = CoherenceScorer(str(bert_checkpoint), max_length=40, truncation="window")
+    plain = CoherenceScorer(str(bert_checkpoint), max_length=40)
+    result = windowed.score([LONG_TEXT, SHORT_TEXT])
+    assert result.n_windowed == 1 and result.n_truncated == 0
+    assert result.scores[1] == pytest.approx(plain.score([SHORT_TEXT]).scores[0], abs=1e-6)
+
+    tokenizer = windowed.tokenizer
+    lengths = [len(ids) for ids in tokenizer(SENTENCES, add_special_tokens=False)["input_ids"]]
+    spans = sentence_windows(lengths, 40 - tokenizer.num_special_tokens_to_add())
+    assert len(spans) > 1
+    window_scores = plain.score([" ".join(SENTENCES[start:end]) for start, end in spans]).scores
+    assert result.scores[0] == pytest.approx(sum(window_scores) / len(window_scores), abs=1e-5)
+
+
+def test_window_policy_uses_given_sentences(bert_checkpoint):
+    scorer = CoherenceScorer(str(bert_checkpoint), max_length=40, truncation="window")
+    as_list = scorer.score([SENTENCES]).scores[0]
+    as_text = scorer.score([LONG_TEXT]).scores[0]
+    assert as_list == pytest.approx(as_text, abs=1e-5)
+
+
+def test_max_length_beyond_the_backbone_positions_is_refused(bert_checkpoint):
+    with pytest.raises(InputError, match="exceeds the backbone's 128 positions"):
+        CoherenceScorer(str(bert_checkpoint), max_length=512)
