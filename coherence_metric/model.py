@@ -7,7 +7,7 @@ attention mask is always passed, so padding never changes a score. Training buil
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, Union
+from typing import Optional, Tuple, Union
 
 import torch
 from torch import nn
@@ -88,10 +88,17 @@ class CoherenceModel(nn.Module):
         outputs = self.backbone(input_ids=input_ids, attention_mask=attention_mask)
         return pool(outputs.last_hidden_state, attention_mask, self.pooling)
 
-    def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
-        """Scores [B]: higher means more coherent; only differences between scores carry meaning."""
+    def forward(
+        self, input_ids: torch.Tensor, attention_mask: torch.Tensor, return_vectors: bool = False
+    ) -> Union[torch.Tensor, Tuple[torch.Tensor, torch.Tensor]]:
+        """Scores [B]: higher means more coherent; only differences between scores carry meaning.
+
+        With ``return_vectors`` also the document vectors [B, H] (training's momentum loss needs both
+        from one forward pass, which is also what DistributedDataParallel requires).
+        """
         vectors = self.document_vectors(input_ids, attention_mask)
-        return self.head(vectors.to(self.head.weight.dtype)).squeeze(-1)
+        scores = self.head(vectors.to(self.head.weight.dtype)).squeeze(-1)
+        return (scores, vectors) if return_vectors else scores
 
     @classmethod
     def from_backbone(

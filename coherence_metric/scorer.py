@@ -115,13 +115,14 @@ class CoherenceScorer:
     ) -> "CoherenceScorer":
         """A scorer over an in-memory model (training's dev evaluation, the untrained-head baseline).
 
-        The signature names ``label`` and a hash of the model's parameters.
+        The model is put in eval mode. The signature names ``label`` and a hash of the model's parameters,
+        taken when the signature is first asked for, so later changes to the weights are not reflected.
         """
         scorer = cls.__new__(cls)
         cls._check_settings(batch_size, truncation, max_tokens_per_batch)
         scorer.device = resolve_device(device)
         scorer.dtype = resolve_dtype(dtype, scorer.device)
-        scorer._setup(model, tokenizer, label, _fingerprint_module(model))
+        scorer._setup(model, tokenizer, label, None)
         scorer.batch_size = batch_size
         scorer.truncation = truncation
         scorer.max_tokens_per_batch = max_tokens_per_batch
@@ -138,11 +139,19 @@ class CoherenceScorer:
         if not isinstance(max_tokens_per_batch, int) or max_tokens_per_batch < 1:
             raise InputError(f"max_tokens_per_batch must be a positive integer, got {max_tokens_per_batch!r}")
 
-    def _setup(self, model: CoherenceModel, tokenizer: Any, label: str, fingerprint: str) -> None:
+    def _setup(self, model: CoherenceModel, tokenizer: Any, label: str, fingerprint: Optional[str]) -> None:
         self.model = model.to(self.device).eval()
         self.tokenizer = tokenizer
         self.model_label = label
-        self.fingerprint = fingerprint
+        self._fingerprint = fingerprint
+
+    @property
+    def fingerprint(self) -> str:
+        """Hash of the checkpoint files, or of the parameters for an in-memory model (computed when asked:
+        training scores its model many times and never needs it)."""
+        if self._fingerprint is None:
+            self._fingerprint = _fingerprint_module(self.model)
+        return self._fingerprint
 
     def _check_max_length(self, max_length: Optional[int]) -> int:
         limit = max_length if max_length is not None else self.model.max_length
