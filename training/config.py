@@ -1,0 +1,208 @@
+"""Training recipes: YAML files under training/configs/ parsed into typed dataclasses.
+
+Every key is checked: a misspelt key is an error naming it, never a silently ignored setting (the
+reference code's ``load_state_dict(strict=False)`` inside ``try/except: pass`` is what we avoid).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Type, TypeVar
+
+from coherence_metric.errors import InputError
+
+OBJECTIVES = ("pairwise", "contrastive", "full")
+SCHEDULES = ("swalr", "linear", "constant")
+FLAVOURS = ("full", "delta", "adapter")
+
+T = TypeVar("T")
+
+
+@dataclass
+class DataConfig:
+    """Where the prepared splits are (the output folder of ``coherence-metric train prepare``)."""
+
+    dir: str = "runs/data"
+    train_limit: Optional[int] = None
+    dev_limit: Optional[int] = 300
+
+
+@dataclass
+class ObjectiveConfig:
+    """Which loss (eqs. 1, 2, 3-5) and its hyper-parameters; defaults are the paper's (Table 5, section 3.4)."""
+
+    name: str = "full"
+    margin: float = 0.1
+    negatives: int = 5
+    momentum: float = 0.9999999
+    queue_size: int = 1000
+    loss_weight: float = 0.85
+    slice: str = "random"
+    slice_min_sentences: int = 4
+    negatives_against: str = "base"
+
+
+@dataclass
+class MiningConfig:
+    """Hard-negative mining by local ranking (Algorithm 1): every ``every`` steps, rank ``candidates``."""
+
+    enabled: bool = False
+    candidates: int = 50
+    every: int = 200
+
+
+@dataclass
+class OptimizerConfig:
+    """AdamW; the reference code used lr 5e-6, eps 1e-6, no weight decay, no clipping."""
+
+    lr: float = 5e-6
+    weight_decay: float = 0.0
+    eps: float = 1e-6
+    grad_clip: Optional[float] = None
+
+
+@dataclass
+class ScheduleConfig:
+    """``swalr``: linear anneal from lr to ``final_lr`` over ``anneal_steps`` (the paper's SWALR);
+    ``linear``: warmup then linear decay to ``final_lr`` at ``max_steps``; ``constant``."""
+
+    name: str = "swalr"
+    final_lr: float = 1e-6
+    anneal_steps: int = 5000
+    warmup_steps: int = 0
+
+
+@dataclass
+class LoraConfig:
+    """PEFT LoRA on the backbone (BERT-like: attention and dense layers; XLNet: feed-forward only)."""
+
+    r: int = 16
+    alpha: int = 32
+    dropout: float = 0.0
+    target_modules: List[str] = field(default_factory=lambda: ["query", "key", "value", "dense"])
+
+
+@dataclass
+class TrainConfig:
+    """The loop: steps, accumulation, precision, evaluation, checkpoints, which weights train."""
+
+    max_steps: int = 1000
+    epochs: int = 1
+    accumulation: int = 1
+    bf16: bool = False
+    eval_every: int = 1000
+    log_every: int = 10
+    seed: int = 100
+    freeze_embeddings: bool = False
+    train_layers: Optional[int] = None
+    save_flavour: str = "full"
+    delta_bf16: bool = False
+
+
+@dataclass
+class RecipeConfig:
+    """A whole recipe: backbone, data, objective, mining, optimiser, schedule, loop and output folder."""
+
+    backbone: str
+    output_dir: str
+    backbone_revision: Optional[str] = None
+    pooling: Optional[str] = None
+    max_length: int = 512
+    data: DataConfig = field(default_factory=DataConfig)
+    objective: ObjectiveConfig = field(default_factory=ObjectiveConfig)
+    mining: MiningConfig = field(default_factory=MiningConfig)
+    optimizer: OptimizerConfig = field(default_factory=OptimizerConfig)
+    schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
+    lora: Optional[LoraConfig] = None
+    train: TrainConfig = field(default_factory=TrainConfig)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Plain-Python form, recorded in checkpoints and logs."""
+        return dataclasses.asdict(self)
+
+
+_SECTIONS: Dict[str, Type[Any]] = {
+    "data": DataConfig,
+    "objective": ObjectiveConfig,
+    "mining": MiningConfig,
+    "optimizer": OptimizerConfig,
+    "schedule": ScheduleConfig,
+    "lora": LoraConfig,
+    "train": TrainConfig,
+}
+
+
+def _build(cls: Type[T], values: Any, where: str) -> T:
+    if not isinstance(values, dict):
+        raise InputError(f"{where} must be a mapping of keys to values")
+    known = {item.name for item in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise InputError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})")
+    try:
+        return cls(**values)
+    except TypeError as error:
+        raise InputError(f"{where}: {error}") from None
+
+
+def _check(config: RecipeConfig, where: str) -> None:
+    checks = [
+        (config.objective.name in OBJECTIVES, f"objective.name must be one of {', '.join(OBJECTIVES)}"),
+        (config.schedule.name in SCHEDULES, f"schedule.name must be one of {', '.join(SCHEDULES)}"),
+        (config.train.save_flavour in FLAVOURS, f"train.save_flavour must be one of {', '.join(FLAVOURS)}"),
+        (config.objective.negatives >= 1, "objective.negatives must be at least 1"),
+        (config.objective.slice in ("random", "prefix"), "objective.slice must be 'random' or 'prefix'"),
+        (config.objective.negatives_against in ("base", "momentum"), "objective.negatives_against: base|momentum"),
+        (0.0 <= config.objective.momentum < 1.0, "objective.momentum must be in [0, 1)"),
+        (config.train.max_steps >= 1 and config.train.accumulation >= 1, "train.max_steps/accumulation must be >= 1"),
+        (not config.mining.enabled or config.mining.candidates >= config.objective.negatives,
+         "mining.candidates must be at least objective.negatives"),
+        (config.train.save_flavour != "adapter" or config.lora is not None,
+         "train.save_flavour 'adapter' needs a lora section"),
+    ]
+    for ok, message in checks:
+        if not ok:
+            raise InputError(f"{where}: {message}")
+
+
+def recipe_from_dict(values: Dict[str, Any], where: str = "recipe") -> RecipeConfig:
+    """Build and check a RecipeConfig from a parsed mapping (YAML or a test's dict)."""
+    if not isinstance(values, dict):
+        raise InputError(f"{where} must be a mapping")
+    values = dict(values)
+    for key, cls in _SECTIONS.items():
+        if key in values and values[key] is not None:
+            values[key] = _build(cls, values[key], f"{where}: {key}")
+    config = _build(RecipeConfig, values, where)
+    _check(config, where)
+    return config
+
+
+def load_recipe(path: Path, overrides: Optional[Dict[str, Any]] = None) -> RecipeConfig:
+    """Read a YAML recipe; ``overrides`` maps dotted keys (``train.max_steps``) to values.
+
+    Raises:
+        InputError: a missing or unparsable file, an unknown key, or an invalid value, naming the file.
+    """
+    import yaml
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"recipe not found: {path}")
+    try:
+        values = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as error:
+        raise InputError(f"{path} is not valid YAML: {str(error).splitlines()[0]}") from None
+    if not isinstance(values, dict):
+        raise InputError(f"{path} must hold a mapping of recipe keys")
+    for dotted, value in (overrides or {}).items():
+        target = values
+        *parents, last = dotted.split(".")
+        for parent in parents:
+            target = target.setdefault(parent, {})
+            if not isinstance(target, dict):
+                raise InputError(f"override {dotted}: {parent} is not a section")
+        target[last] = value
+    return recipe_from_dict(values, str(path))

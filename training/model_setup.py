@@ -1,0 +1,101 @@
+"""Building the model a recipe trains: backbone resolution, which weights train (all, top layers, LoRA)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Tuple
+
+from torch import nn
+
+from coherence_metric.backbones import resolve_backbone_folder
+from coherence_metric.checkpoint_config import BackboneSpec, sha256_of_file
+from coherence_metric.errors import InputError
+from coherence_metric.model import CoherenceModel
+
+from .config import RecipeConfig
+
+logger = logging.getLogger("coherence_metric.training")
+
+
+def backbone_folder(name_or_path: str, revision: Any = None) -> Path:
+    """A local folder with the backbone: the path itself, the HF cache, an installed package, or the Hub."""
+    path = Path(name_or_path).expanduser()
+    if path.is_dir():
+        return path
+    return resolve_backbone_folder(BackboneSpec(name_or_path=name_or_path, revision=revision))
+
+
+def encoder_layers(backbone: nn.Module) -> nn.ModuleList:
+    """The stack of transformer layers: ``encoder.layer`` for BERT-like models, ``layer`` for XLNet."""
+    encoder = getattr(backbone, "encoder", None)
+    layers = getattr(encoder, "layer", None) if encoder is not None else getattr(backbone, "layer", None)
+    if not isinstance(layers, nn.ModuleList):
+        raise InputError(f"cannot find the transformer layers of a {type(backbone).__name__} to freeze")
+    return layers
+
+
+def freeze(backbone: nn.Module, freeze_embeddings: bool, train_layers: Any) -> None:
+    """Freeze the embeddings and/or every layer below the top ``train_layers`` ones.
+
+    Why: on a CPU the embedding matrix (12M of all-MiniLM-L6-v2's 22.7M parameters) costs optimiser
+    memory and time but barely moves at small learning rates, and a frozen matrix can be taken from the
+    named backbone, which keeps delta checkpoints small enough to ship.
+    """
+    for name, parameter in backbone.named_parameters():
+        if name.startswith("pooler."):  # BERT's pooler is never used: our pooling reads the hidden states
+            parameter.requires_grad_(False)
+    if freeze_embeddings or train_layers is not None:
+        for name, parameter in backbone.named_parameters():
+            if "embed" in name or name.startswith("mask_emb"):
+                parameter.requires_grad_(False)
+    if train_layers is not None:
+        layers = encoder_layers(backbone)
+        if not 0 <= train_layers <= len(layers):
+            raise InputError(f"train.train_layers must be between 0 and {len(layers)}, got {train_layers}")
+        for layer in list(layers)[: len(layers) - train_layers]:
+            for parameter in layer.parameters():
+                parameter.requires_grad_(False)
+
+
+def apply_lora(model: CoherenceModel, recipe: RecipeConfig) -> None:
+    """Wrap the backbone in a PEFT LoRA model (the head stays fully trainable).
+
+    XLNet keeps its attention projections as raw parameters (``q``, ``k``, ``v``, ``o``, ``r``), not
+    Linear layers, so LoRA can only reach its feed-forward layers (``layer_1``, ``layer_2``); use
+    ``train_layers`` to fine-tune XLNet's attention on a CPU instead.
+    """
+    from peft import LoraConfig, get_peft_model
+
+    assert recipe.lora is not None
+    targets = list(recipe.lora.target_modules)
+    names = {name.split(".")[-1] for name, module in model.backbone.named_modules() if isinstance(module, nn.Linear)}
+    if not set(targets) & names:
+        hint = " (XLNet: only its feed-forward layers layer_1 and layer_2 are Linear)" if "layer_1" in names else ""
+        raise InputError(f"lora.target_modules {targets} match no Linear layer of the backbone{hint}")
+    config = LoraConfig(r=recipe.lora.r, lora_alpha=recipe.lora.alpha, lora_dropout=recipe.lora.dropout,
+                        target_modules=[target for target in targets if target in names])
+    model.backbone = get_peft_model(model.backbone, config)
+
+
+def build_model(recipe: RecipeConfig, seed: int) -> Tuple[CoherenceModel, Any]:
+    """The recipe's model (pretrained backbone, seeded fresh head, freezing or LoRA) and its tokenizer."""
+    from transformers import AutoTokenizer
+
+    folder = backbone_folder(recipe.backbone, recipe.backbone_revision)
+    model = CoherenceModel.from_backbone(folder, pooling=recipe.pooling, max_length=recipe.max_length, seed=seed)
+    weights = folder / "model.safetensors"
+    model.backbone_spec = BackboneSpec(
+        name_or_path=recipe.backbone,
+        revision=recipe.backbone_revision,
+        model_type=model.backbone_spec.model_type,
+        weights_sha256=sha256_of_file(weights) if weights.is_file() else None,
+    )
+    freeze(model.backbone, recipe.train.freeze_embeddings, recipe.train.train_layers)
+    if recipe.lora is not None:
+        apply_lora(model, recipe)
+    tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    trainable = sum(parameter.numel() for parameter in model.parameters() if parameter.requires_grad)
+    total = sum(parameter.numel() for parameter in model.parameters())
+    logger.info("model: %s, %d of %d parameters trainable", recipe.backbone, trainable, total)
+    return model, tokenizer
