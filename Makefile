@@ -22,11 +22,11 @@ demo: $(STAMP)
 	$(VENV)/bin/coherence-metric compare examples/coherent.txt examples/shuffled.txt
 
 test: $(STAMP)
+	$(VENV)/bin/mypy coherence_metric
 	$(PY) -m pytest -q tests
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check coherence_metric training benchmarks tests
-	$(VENV)/bin/mypy coherence_metric
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

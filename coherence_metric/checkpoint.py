@@ -85,7 +85,7 @@ def _write_weights(
     """Write the flavour's backbone files, the head and the tokenizer into ``target``."""
     from safetensors.torch import save_file
 
-    backbone = model.backbone
+    backbone: Any = model.backbone  # a transformers or PEFT model: save_pretrained is theirs
     if flavour == "adapter":
         if not _is_peft_model(backbone):
             raise InputError("flavour='adapter' needs a PEFT-wrapped backbone (peft.get_peft_model)")

@@ -7,7 +7,7 @@ attention mask is always passed, so padding never changes a score. Training buil
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional, Tuple, Union
+from typing import Any, Optional, Tuple, Union
 
 import torch
 from torch import nn
@@ -142,5 +142,5 @@ class CoherenceModel(nn.Module):
 
 
 def _hidden_size(backbone: nn.Module) -> int:
-    config = backbone.config
+    config: Any = backbone.config
     return int(getattr(config, "hidden_size", None) or config.d_model)

@@ -234,8 +234,8 @@ class CoherenceScorer:
         if isinstance(a, str) != isinstance(b, str):
             raise InputError("compare needs two texts or two lists of texts, not one of each")
         paired = not isinstance(a, str)
-        side_a = [a] if not paired else list(a)  # type: ignore[list-item]
-        side_b = [b] if not paired else list(b)  # type: ignore[list-item]
+        side_a: List[Any] = list(a) if paired else [a]
+        side_b: List[Any] = list(b) if paired else [b]
         if len(side_a) != len(side_b):
             raise InputError(
                 f"system A has {len(side_a)} texts and system B has {len(side_b)}: a paired comparison "
