@@ -234,6 +234,10 @@ class CoherenceScorer:
         if isinstance(a, str) != isinstance(b, str):
             raise InputError("compare needs two texts or two lists of texts, not one of each")
         paired = not isinstance(a, str)
+        if paired and not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))):
+            raise InputError(f"compare takes strings or lists of texts, got {type(a).__name__} and {type(b).__name__}")
+        if not isinstance(bootstrap_resamples, int) or bootstrap_resamples < 1:
+            raise InputError(f"bootstrap_resamples must be a positive integer, got {bootstrap_resamples!r}")
         side_a: List[Any] = list(a) if paired else [a]
         side_b: List[Any] = list(b) if paired else [b]
         if len(side_a) != len(side_b):

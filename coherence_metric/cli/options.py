@@ -19,7 +19,8 @@ def model_options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--revision", default=None, help="Hub revision (branch, tag or commit) for a repo id."),
         click.option("--device", default=None, help="cpu, cuda, cuda:N or mps [default: a GPU if there is one]."),
         click.option("--dtype", type=click.Choice(["fp32", "bf16", "fp16"]), default="fp32", show_default=True,
-                     help="Compute dtype; bf16 is faster on recent CPUs, fp16 is GPU-only."),
+                     help="Compute dtype. bf16 pays off on GPUs and CPUs with native bf16 (AVX512-BF16, AMX) "
+                          "and is much slower on others; fp16 is GPU-only."),
         click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True,
                      help="Most texts per forward pass."),
         click.option("--max-length", type=click.IntRange(min=8), default=None,

@@ -99,6 +99,10 @@ def test_compare_needs_matching_shapes(bert_checkpoint):
         scorer.compare([TEXT_A, TEXT_B], [TEXT_A])
     with pytest.raises(InputError, match="not one of each"):
         scorer.compare(TEXT_A, [TEXT_B])
+    with pytest.raises(InputError, match="got int and int"):
+        scorer.compare(3, 4)
+    with pytest.raises(InputError, match="bootstrap_resamples must be a positive integer"):
+        scorer.compare([TEXT_A], [TEXT_B], bootstrap_resamples=0)
 
 
 @pytest.mark.parametrize(
