@@ -22,7 +22,7 @@ import random
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 import numpy as np
 import torch
@@ -361,15 +361,20 @@ class Trainer:
                 self._evaluate_on_main()
         started, first_step = time.perf_counter(), self.step
         train_config = self.recipe.train
+        window: List[StepOutput] = []
         for _ in self._steps(total):
             output = self.train_step()
             if not math.isfinite(output.loss):
                 raise InputError(f"loss became {output.loss} at step {self.step}: lower optimizer.lr")
+            window.append(output)
             if self.step % train_config.log_every == 0 or self.step == total:
                 elapsed = time.perf_counter() - started
-                self._log({"step": self.step, "loss": output.loss, "loss_contrastive": output.contrastive,
-                           "loss_momentum": output.momentum, "lr": self.schedule.get_last_lr()[0],
+                # losses averaged over the steps since the last record: single-step losses are too noisy
+                self._log({"step": self.step, "loss": _mean(o.loss for o in window),
+                           "loss_contrastive": _mean(o.contrastive for o in window),
+                           "loss_momentum": _mean(o.momentum for o in window), "lr": self.schedule.get_last_lr()[0],
                            "seconds_per_step": elapsed / max(self.step - first_step, 1)})
+                window = []
             if self.step % train_config.eval_every == 0 or self.step == total:
                 self._evaluate_on_main()
                 self.save_state()
@@ -384,6 +389,11 @@ class Trainer:
     def _evaluate_on_main(self) -> None:
         if self.world.is_main:
             self.evaluate_and_keep_best()
+
+
+def _mean(values: Iterable[float]) -> float:
+    items = list(values)
+    return sum(items) / len(items)
 
 
 def train_recipe(recipe: RecipeConfig, progress: bool = True) -> Dict[str, Any]:
