@@ -1,0 +1,149 @@
+"""``coherence-metric benchmark``: run a suite on a checkpoint and print its report (files go to ``--out``).
+
+Mounted lazily by the main CLI, so ``coherence-metric --help`` never imports torch. User mistakes (an unknown
+suite, a missing model, a bad option value) raise CoherenceMetricError subclasses, which the main CLI prints as
+one line with exit status 2. Every option is validated here or by the scorer before any long work starts.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+import sys
+from pathlib import Path
+from typing import Any, Iterator, Optional
+
+import click
+
+from coherence_metric.errors import InputError
+
+from .suites.catalogue import ALL_SUITE_NAMES
+
+LOGGER = logging.getLogger("coherence_metric.benchmarks")
+DEFAULT_OUT_ROOT = Path("runs") / "benchmarks"
+
+
+@click.command("benchmark")
+@click.option("--model", "-m", default="default", show_default=True,
+              help="'default', a packaged checkpoint, a checkpoint folder, or a Hub repo id.")
+@click.option("--suite", "-s", default="paper", show_default=True,
+              help=f"One of: {', '.join(ALL_SUITE_NAMES)}.")
+@click.option("--limit", type=int, default=None,
+              help="Score a seeded subset of N pairs per test set (texts per set for speed; rows per split for "
+                   "discoeval).")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for the .md, .json and .png reports [default: runs/benchmarks/<model label>].")
+@click.option("--seed", type=int, default=None,
+              help="Seeds subsets, stand-in permutations, the random baseline and the No FT head "
+                   "[default: 0; DiscoEval's own 1111 for --suite discoeval].")
+@click.option("--batch-size", type=int, default=32, show_default=True, help="Most texts per forward pass.")
+@click.option("--device", default=None, help="cpu, cuda, cuda:N or mps [default: a GPU if there is one].")
+@click.option("--dtype", default="fp32", show_default=True, help="fp32, bf16 or fp16 (GPU only).")
+@click.option("--no-cache", is_flag=True, help="Score everything afresh and write nothing to the cache.")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Cache folder [default: $COHERENCE_METRIC_CACHE or ~/.cache/coherence_metric/benchmarks].")
+@click.option("--baselines/--no-baselines", default=True, show_default=True,
+              help="Also score random, No FT (untrained head) and adjacent-sentence cosine.")
+@click.option("--encoder", default=None, help="DiscoEval only: the encoder spec (minilm, hf:PATH[:pool=mean] ...).")
+@click.option("--tasks", default=None, help="DiscoEval only: comma-separated tasks or groups (SP,BSO,PDTB-E ...).")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bars on stderr [default: when stderr is a terminal].")
+@click.option("--verbose", "-v", is_flag=True, help="Log each test set's result to stderr as it finishes.")
+def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Path], seed: Optional[int],
+              batch_size: int,
+              device: Optional[str], dtype: str, no_cache: bool, cache_dir: Optional[Path], baselines: bool,
+              encoder: Optional[str], tasks: Optional[str], progress: Optional[bool], verbose: bool) -> None:
+    """Benchmark a checkpoint: the paper's test sets, the linguistic probes, DiscoEval, or scoring speed."""
+    name = suite.strip().casefold()
+    if name not in ALL_SUITE_NAMES:
+        raise InputError(f"unknown suite {suite!r}: choose one of {', '.join(ALL_SUITE_NAMES)}")
+    if limit is not None and limit < 1:
+        raise InputError(f"--limit must be a positive integer, got {limit}")
+    if batch_size < 1:
+        raise InputError(f"--batch-size must be a positive integer, got {batch_size}")
+    show_progress = sys.stderr.isatty() if progress is None else progress
+    with _logging_to_stderr(verbose):
+        if name == "discoeval":
+            _discoeval(model, encoder, tasks, limit, out_dir, seed, not no_cache, cache_dir)
+        elif name == "speed":
+            _speed(model, limit, out_dir, seed or 0, batch_size, device, dtype)
+        else:
+            _suite(name, model, limit, out_dir, seed or 0, batch_size, device, dtype, not no_cache, cache_dir,
+                   baselines, show_progress)
+
+
+def _suite(suite: str, model: str, limit: Optional[int], out_dir: Optional[Path], seed: int, batch_size: int,
+           device: Optional[str], dtype: str, use_cache: bool, cache_dir: Optional[Path], baselines: bool,
+           progress: bool) -> None:
+    from .reporting import render_suite_markdown
+    from .suites import run_suite
+
+    folder = out_dir or default_out_dir(model)
+    result = run_suite(suite, model, limit=limit, seed=seed, batch_size=batch_size, device=device, dtype=dtype,
+                       baselines=baselines, use_cache=use_cache, cache_dir=cache_dir, out_dir=folder,
+                       progress=progress)
+    click.echo(render_suite_markdown(result))
+    _echo_outputs(result)
+
+
+def _speed(model: str, limit: Optional[int], out_dir: Optional[Path], seed: int, batch_size: int,
+           device: Optional[str], dtype: str) -> None:
+    from .reporting import render_speed_markdown
+    from .speed import run_speed
+
+    folder = out_dir or default_out_dir(model)
+    result = run_speed(model, limit=limit, seed=seed, batch_size=batch_size, device=device, dtype=dtype,
+                       out_dir=folder)
+    click.echo(render_speed_markdown(result))
+    _echo_outputs(result)
+
+
+def _discoeval(model: str, encoder: Optional[str], tasks: Optional[str], limit: Optional[int],
+               out_dir: Optional[Path], seed: Optional[int], use_cache: bool, cache_dir: Optional[Path]) -> None:
+    from .discoeval import registered_prefixes, render_markdown, run_discoeval
+
+    if encoder is None:
+        if "checkpoint" not in registered_prefixes():
+            raise InputError("--suite discoeval needs --encoder SPEC (e.g. minilm or hf:PATH[:pool=mean]): "
+                             "DiscoEval probes a sentence encoder, not a coherence score")
+        encoder = f"checkpoint:{model}"
+    task_list = [task.strip() for task in tasks.split(",") if task.strip()] if tasks else None
+    folder = out_dir or DEFAULT_OUT_ROOT / "discoeval"
+    settings: dict[str, Any] = {} if seed is None else {"seed": seed}
+    result = run_discoeval(encoder, tasks=task_list, limit=limit, out_dir=folder,
+                           cache_dir=cache_dir / "discoeval" if cache_dir else None, use_cache=use_cache, **settings)
+    click.echo(render_markdown(result))
+    _echo_outputs(result)
+
+
+def default_out_dir(model: str) -> Path:
+    """Return ``runs/benchmarks/<model label>`` (resolving the model first, so a missing one fails at once)."""
+    from coherence_metric.registry import resolve_model
+
+    label = resolve_model(model).label
+    return DEFAULT_OUT_ROOT / (re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "model")
+
+
+def _echo_outputs(result: dict[str, Any]) -> None:
+    outputs = result.get("outputs") or {}
+    if outputs:
+        click.echo("Reports: " + ", ".join(str(path) for path in outputs.values()))
+
+
+@contextlib.contextmanager
+def _logging_to_stderr(enabled: bool) -> Iterator[None]:
+    """Send the benchmarks logger's INFO lines to stderr for the command's duration (library code stays silent)."""
+    if not enabled:
+        yield
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
+    previous = LOGGER.level
+    LOGGER.addHandler(handler)
+    LOGGER.setLevel(logging.INFO)
+    try:
+        yield
+    finally:
+        LOGGER.removeHandler(handler)
+        LOGGER.setLevel(previous)

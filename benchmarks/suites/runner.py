@@ -1,0 +1,220 @@
+"""Run a suite: every test set, scored by the model under test and its baselines, into one JSON-ready result.
+
+This is what ``coherence-metric benchmark --suite paper|probes|all`` wraps. Test sets are loaded one at a time
+and each system's scores are cached as soon as they exist, so an interrupted hour-long run resumes where it
+stopped. With ``out_dir`` the reports are rewritten after every test set (marked partial until the end).
+"""
+
+from __future__ import annotations
+
+import logging
+import platform
+import time
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence, Union
+
+from coherence_metric.version import __version__
+
+from ..cache import JsonCache
+from ..datasets import TestSet, sample_subset
+from ..datasets.base import DEFAULT_SEED
+from ..published import published_for
+from ..reporting import write_suite_reports
+from .catalogue import load_benchmark_test_set, suite_test_sets
+from .scoring import ScoredTestSet, evaluate, score_test_set
+from .systems import BenchmarkSystem, build_systems, system_names
+
+LOGGER = logging.getLogger("coherence_metric.benchmarks")
+
+TestSetSource = Union[str, TestSet]
+
+
+def run_suite(
+    suite: str,
+    model: str = "default",
+    *,
+    limit: Optional[int] = None,
+    seed: int = DEFAULT_SEED,
+    batch_size: int = 32,
+    device: Optional[str] = None,
+    dtype: Optional[str] = None,
+    baselines: bool = True,
+    use_cache: bool = True,
+    cache_dir: Union[str, Path, None] = None,
+    data_dir: Optional[Path] = None,
+    out_dir: Union[str, Path, None] = None,
+    progress: bool = False,
+    test_sets: Optional[Sequence[TestSetSource]] = None,
+) -> dict[str, Any]:
+    """Benchmark a checkpoint (and, by default, the baselines) on a suite of test sets.
+
+    Args:
+        suite: ``paper``, ``probes`` or ``all``; used for the report title when ``test_sets`` is given.
+        model: anything ``CoherenceScorer`` accepts (``default``, a checkpoint folder, a Hub id).
+        limit: score a seeded subset of this many pairs per test set (quick runs).
+        seed: seeds subsets, permutations of the stand-ins, the random baseline and the No FT head.
+        batch_size: texts per forward pass (scores do not depend on it).
+        device: torch device; None picks a GPU when there is one.
+        dtype: ``fp32`` (default), ``bf16`` or ``fp16`` (GPU).
+        baselines: also score random, No FT and adjacent cosine.
+        use_cache: read and write cached scores and stand-ins.
+        cache_dir: cache folder (default ``$COHERENCE_METRIC_CACHE`` or ``~/.cache/coherence_metric/benchmarks``).
+        data_dir: the shared data folder; None finds it the usual way.
+        out_dir: write ``<suite>.md``, ``<suite>.json`` and ``<suite>.png`` there.
+        progress: progress bars on stderr while scoring.
+        test_sets: run these (names or TestSet objects) instead of the suite's list.
+
+    Returns:
+        The result: model, systems, per-test-set metrics of every system beside the published numbers, cache
+        statistics, versions and timings; with ``out_dir`` also ``outputs`` (the files written).
+
+    Raises:
+        CoherenceMetricError: a bad suite, model, option or missing data (one-line messages).
+    """
+    from coherence_metric.registry import resolve_model
+    from coherence_metric.scorer import CoherenceScorer
+
+    sources: Sequence[TestSetSource] = test_sets if test_sets is not None else suite_test_sets(suite)
+    scorer = CoherenceScorer(model, device=device, dtype=dtype, batch_size=batch_size, progress=progress)
+    checkpoint_folder = resolve_model(model, local_files_only=True).folder if baselines else None
+    systems = build_systems(scorer, checkpoint_folder, seed, baselines=baselines, device=device, progress=progress)
+    header = {
+        "suite": suite,
+        "model": {"spec": model, "label": scorer.model_label, "signature": str(scorer.signature)},
+    }
+
+    def load(source: TestSetSource) -> TestSet:
+        if isinstance(source, TestSet):
+            return sample_subset(source, limit, seed)
+        return load_benchmark_test_set(source, limit=limit, seed=seed, data_dir=data_dir, cache_dir=cache_dir,
+                                       use_cache=use_cache)
+
+    return run_benchmark(systems, sources, load, header=header, limit=limit, seed=seed,
+                         cache=JsonCache(cache_dir, enabled=use_cache), out_dir=out_dir, progress=progress)
+
+
+def run_benchmark(
+    systems: Sequence[BenchmarkSystem],
+    sources: Sequence[TestSetSource],
+    load: Callable[[TestSetSource], TestSet],
+    *,
+    header: dict[str, Any],
+    limit: Optional[int],
+    seed: int,
+    cache: JsonCache,
+    out_dir: Union[str, Path, None] = None,
+    progress: bool = False,
+) -> dict[str, Any]:
+    """Score every test set with every system and collect the metrics (the loop under ``run_suite``).
+
+    Args:
+        systems: the systems, the model under test first.
+        sources: test set names or objects, in report row order.
+        load: turns a source into a (limited) TestSet.
+        header: ``suite`` and ``model`` entries of the result.
+        limit: the limit the sets were cut with (recorded and part of the score cache key).
+        seed: the run's seed.
+        cache: the score cache.
+        out_dir: where reports are (re)written after every test set.
+        progress: an overall progress bar on stderr.
+
+    Returns:
+        The result dict (see ``run_suite``).
+    """
+    started = time.perf_counter()
+    system_names(systems)
+    result: dict[str, Any] = {
+        **header,
+        "seed": seed,
+        "limit": limit,
+        "systems": [system.describe() for system in systems],
+        "test_sets": [],
+        "partial": True,
+    }
+    bar = _progress_bar(len(sources) * len(systems), progress)
+    for source in sources:
+        test_set = load(source)
+        row = _test_set_row(test_set)
+        scored: dict[str, ScoredTestSet] = {}
+        for system in systems:
+            if bar is not None:
+                bar.set_postfix_str(f"{test_set.name} / {system.name}")
+            scored[system.name] = _score(system, test_set, cache, limit, seed, scored)
+            row["results"][system.name] = evaluate(test_set, scored[system.name])
+            _log_cell(test_set, system, row["results"][system.name])
+            if bar is not None:
+                bar.update(1)
+        result["test_sets"].append(row)
+        _finish(result, cache, started, partial=True)
+        if out_dir is not None:
+            write_suite_reports(result, out_dir, chart=False)
+    if bar is not None:
+        bar.close()
+    _finish(result, cache, started, partial=False)
+    if out_dir is not None:
+        result["outputs"] = write_suite_reports(result, out_dir, chart=True)
+    return result
+
+
+def _score(system: BenchmarkSystem, test_set: TestSet, cache: JsonCache, limit: Optional[int], seed: int,
+           done: dict[str, ScoredTestSet]) -> ScoredTestSet:
+    """Score through the cache; a system with the same parameters as one already scored reuses its scores."""
+
+    def identical() -> Optional[tuple[str, ScoredTestSet]]:
+        # Asked only on a cache miss: comparing parameters means building the system (seconds).
+        name = system.same_as() if system.same_as is not None else None
+        return (name, done[name]) if name is not None and name in done else None
+
+    return score_test_set(system, test_set, cache, limit, seed, reuse=identical)
+
+
+def _test_set_row(test_set: TestSet) -> dict[str, Any]:
+    reference = published_for(test_set.name)
+    return {
+        "name": test_set.name,
+        "n": len(test_set),
+        "metric": test_set.primary_metric,
+        "source": test_set.source,
+        "notes": dict(test_set.notes),
+        "published": None if reference is None else {
+            "paper_test_set": reference.paper_test_set,
+            "full_model": reference.full_model,
+            "no_ft": reference.no_ft,
+            "unc": reference.unc,
+            "stand_in": reference.stand_in,
+            "source": reference.source,
+        },
+        "results": {},
+    }
+
+
+def _log_cell(test_set: TestSet, system: BenchmarkSystem, cell: dict[str, Any]) -> None:
+    if "alpha" in cell:
+        value = "alpha undefined" if cell["alpha"] is None else f"alpha {cell['alpha']:.3f}"
+    else:
+        value = f"{100 * cell['accuracy']:.2f}% ({cell['n_ties']} ties)"
+    how = "cached" if cell["cached"] else (f"reused from {cell['reused_from']}" if cell["reused_from"] else
+                                            f"{cell['seconds']:.1f} s")
+    LOGGER.info("%s | %s: %s [%s]", test_set.name, system.name, value, how)
+
+
+def _finish(result: dict[str, Any], cache: JsonCache, started: float, partial: bool) -> None:
+    import torch
+    import transformers
+
+    result["partial"] = partial
+    result["cache"] = {"dir": str(cache.root) if cache.enabled else None, "hits": cache.hits, "misses": cache.misses}
+    result["versions"] = {"coherence_metric": __version__, "transformers": transformers.__version__,
+                          "torch": torch.__version__, "python": platform.python_version()}
+    result["threads"] = torch.get_num_threads()
+    result["seconds"] = round(time.perf_counter() - started, 2)
+
+
+def _progress_bar(total: int, enabled: bool) -> Any:
+    if not enabled:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, desc="benchmark", unit="score")

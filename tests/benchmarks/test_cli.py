@@ -1,0 +1,95 @@
+"""``coherence-metric benchmark``: mistakes are one line and exit status 2; a run prints the report and writes files."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from coherence_metric.cli import cli
+
+
+def _invoke(*args: str):
+    return CliRunner().invoke(cli, ["benchmark", *args])
+
+
+def _one_line_error(result) -> str:
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+def test_an_unknown_suite_is_one_line_naming_the_choices():
+    line = _one_line_error(_invoke("--suite", "papers", "--model", "whatever"))
+    assert "unknown suite 'papers'" in line and "paper, probes, all, speed, discoeval" in line
+
+
+def test_a_missing_model_is_the_scorers_one_line_error(tmp_path):
+    line = _one_line_error(_invoke("--model", str(tmp_path / "no-such-checkpoint"), "--limit", "2"))
+    assert "no-such-checkpoint" in line
+
+
+def test_the_default_model_that_has_not_shipped_is_one_line():
+    from coherence_metric.registry import DEFAULT_MODEL, packaged_checkpoints
+
+    if DEFAULT_MODEL in packaged_checkpoints():
+        pytest.skip("the default checkpoint ships in this version")
+    assert "default checkpoint has not shipped" in _one_line_error(_invoke("--suite", "probes"))
+
+
+@pytest.mark.parametrize("option, value, message", [("--limit", "0", "--limit"), ("--batch-size", "0", "--batch-size")])
+def test_bad_numbers_are_one_line(option, value, message):
+    assert message in _one_line_error(_invoke(option, value))
+
+
+def test_discoeval_without_an_encoder_says_what_to_pass(monkeypatch):
+    import benchmarks.discoeval as discoeval
+
+    monkeypatch.setattr(discoeval, "registered_prefixes", lambda: ["hf", "minilm"])
+    assert "--encoder" in _one_line_error(_invoke("--suite", "discoeval"))
+
+
+def test_discoeval_options_are_passed_through_to_its_runner(monkeypatch, tmp_path):
+    import benchmarks.discoeval as discoeval
+
+    calls = []
+
+    def fake_run(encoder, **settings):
+        calls.append((encoder, settings))
+        return {"outputs": {"json": str(tmp_path / "d.json")}}
+
+    monkeypatch.setattr(discoeval, "run_discoeval", fake_run)
+    monkeypatch.setattr(discoeval, "render_markdown", lambda result: "## DiscoEval: fake")
+    result = _invoke("--suite", "discoeval", "--encoder", "minilm", "--tasks", "SP, BSO", "--limit", "7",
+                     "--out", str(tmp_path), "--no-cache")
+    assert result.exit_code == 0, result.output
+    assert "## DiscoEval: fake" in result.stdout
+    encoder, settings = calls[0]
+    assert encoder == "minilm" and settings["tasks"] == ["SP", "BSO"] and settings["limit"] == 7
+    assert settings["out_dir"] == tmp_path and settings["use_cache"] is False and "seed" not in settings
+
+
+def test_the_probes_suite_prints_the_table_and_writes_the_reports(bert_checkpoint, shared_data, tmp_path):
+    result = _invoke("--model", str(bert_checkpoint), "--suite", "probes", "--limit", "2", "--no-baselines",
+                     "--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"), "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert "## Benchmark `probes`" in result.stdout
+    assert "| PROBE-to_negation (Negation) | 2 | accuracy % |" in result.stdout and "| 78.00 |" in result.stdout
+    data = json.loads((tmp_path / "out" / "probes_limit2.json").read_text(encoding="utf-8"))
+    assert len(data["test_sets"]) == 8 and [s["name"] for s in data["systems"]] == [data["model"]["label"]]
+    assert (tmp_path / "out" / "probes_limit2.png").is_file() and (tmp_path / "out" / "probes_limit2.md").is_file()
+
+
+def test_the_speed_suite_runs_from_the_command_line(bert_checkpoint, tmp_path, monkeypatch):
+    from benchmarks import speed
+
+    from .test_speed import SENTENCES, TINY_XLNET
+
+    monkeypatch.setattr(speed, "XLNET_BASE", TINY_XLNET)
+    monkeypatch.setattr(speed, "news_sentences", lambda data_dir=None: SENTENCES)
+    result = _invoke("--model", str(bert_checkpoint), "--suite", "speed", "--limit", "2", "--out", str(tmp_path))
+    assert result.exit_code == 0, result.output
+    assert "## Speed:" in result.stdout and "speed-up ours" in result.stdout
+    assert (tmp_path / "speed_limit2.json").is_file()

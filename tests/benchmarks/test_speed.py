@@ -1,0 +1,65 @@
+"""The speed suite: texts of the asked token lengths, memory measured, and ratios against the paper-faithful model."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks import speed
+
+SENTENCES = [
+    f"Sentence number {number} tells of {topic} in the {place} during the year {1990 + number}."
+    for number, (topic, place) in enumerate(
+        [("rain", "north"), ("trade", "south"), ("banks", "city"), ("farms", "valley"), ("ports", "bay")] * 8
+    )
+]
+#: A 2-layer XLNet of d_model 32: the paper-faithful code path, without xlnet-base's 7 s per text on a busy CPU.
+TINY_XLNET = {"vocab_size": 32000, "d_model": 32, "n_layer": 2, "n_head": 2, "d_inner": 64}
+
+
+@pytest.fixture(scope="module")
+def tokenizer(tiny_bert_dir):
+    from transformers import AutoTokenizer
+
+    return AutoTokenizer.from_pretrained(str(tiny_bert_dir))
+
+
+def test_texts_are_cut_deterministically_to_the_target_length(tokenizer):
+    builder = speed.TextBuilder(tokenizer, SENTENCES, seed=1)
+    texts = builder.fixed(64, 5)
+    assert texts == speed.TextBuilder(tokenizer, SENTENCES, seed=1).fixed(64, 5)
+    assert texts != speed.TextBuilder(tokenizer, SENTENCES, seed=2).fixed(64, 5)
+    lengths = [len(ids) for ids in tokenizer(texts)["input_ids"]]
+    assert all(abs(length - 64) <= 2 for length in lengths)
+    mixed = [len(ids) for ids in tokenizer(builder.mixed(16, 100, 12))["input_ids"]]
+    assert min(mixed) < 60 < max(mixed) <= 102
+
+
+def test_peak_memory_sees_a_large_allocation():
+    with speed.PeakMemory() as memory:
+        block = bytearray(64 * 1024 * 1024)
+        block[::4096] = b"x" * len(block[::4096])  # touch every page so it is resident
+    assert memory.rise_mb > 32 and memory.peak_mb >= memory.before_mb
+    del block
+
+
+def test_the_paper_faithful_input_is_602_ids_ending_in_sep_cls(tokenizer):
+    reference = speed.PaperFaithfulScorer(tokenizer, TINY_XLNET)
+    ids = reference.input_ids("A short text.")
+    assert len(ids) == 602 and ids[-2:] == [4, 3] and ids[-3] == 5
+    assert len(reference.input_ids(" ".join(SENTENCES * 3))) == 602
+    assert reference.score(["One text.", "Another one, longer than the first."]) == reference.score(
+        ["One text.", "Another one, longer than the first."])
+
+
+def test_a_speed_run_reports_every_configuration_and_the_ratios(bert_checkpoint, tmp_path):
+    result = speed.run_speed(str(bert_checkpoint), limit=4, sentences=SENTENCES, paper_sample=2,
+                             paper_config=TINY_XLNET, out_dir=tmp_path)
+    assert [row["name"] for row in result["sets"]] == ["128 tokens", "mixed 32-128 tokens"]
+    assert result["skipped_targets"] == [256, 512]  # above the tiny model's max_length of 128
+    for row in result["sets"]:
+        assert set(row["runs"]) == {"ours", "ours_unsorted", "paper"}
+        assert row["runs"]["ours"]["n_texts"] == 4 and row["runs"]["paper"]["n_texts"] == 2
+        assert row["runs"]["paper"]["extrapolated_seconds"] > 0
+        assert row["ratios"]["ours_speedup"] > 0 and row["ratios"]["ours_memory"] > 0
+    assert result["sets"][0]["mean_tokens"] == pytest.approx(128, abs=2)
+    assert (tmp_path / "speed_limit4.md").is_file() and (tmp_path / "speed_limit4.png").is_file()

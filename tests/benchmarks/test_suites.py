@@ -1,0 +1,223 @@
+"""Suites: the news stand-ins are deterministic and cached, and a run scores every system once, then reads the cache."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from benchmarks import standins
+from benchmarks.cache import ENV_VAR, JsonCache, benchmark_cache_dir
+from benchmarks.datasets import PairItem, TestSet
+from benchmarks.datasets.base import LMVLM_AGREEMENT
+from benchmarks.suites import PAPER_TEST_SETS, run_suite, suite_test_sets
+from coherence_metric.errors import InputError
+
+NEWS = [
+    (f"toy:{number}", [f"Story {number} sentence {index} about {topic} and markets." for index in range(length)])
+    for number, (length, topic) in enumerate([(4, "rain"), (5, "trade"), (7, "farms"), (10, "banks"), (6, "ports")])
+]
+
+
+# ----------------------------------------------------------------------------------------------- cache
+
+
+def test_cache_dir_comes_from_the_argument_then_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "from-env"))
+    assert benchmark_cache_dir() == tmp_path / "from-env"
+    assert benchmark_cache_dir(tmp_path / "given") == tmp_path / "given"
+    monkeypatch.delenv(ENV_VAR)
+    assert benchmark_cache_dir().parts[-3:] == (".cache", "coherence_metric", "benchmarks")
+
+
+def test_a_corrupt_cache_entry_is_a_miss_and_a_disabled_cache_writes_nothing(tmp_path):
+    cache = JsonCache(tmp_path)
+    cache.write("scores", "SET", "k1", {"x": 1})
+    assert cache.read("scores", "SET", "k1") == {"x": 1}
+    cache.path("scores", "SET", "k1").write_text("{not json", encoding="utf-8")
+    assert cache.read("scores", "SET", "k1") is None
+    disabled = JsonCache(tmp_path / "off", enabled=False)
+    assert disabled.write("scores", "SET", "k", 1) is None and not (tmp_path / "off").exists()
+
+
+# ------------------------------------------------------------------------------------------ stand-ins
+
+
+def test_news_permuted_is_deterministic_unique_and_never_the_original():
+    first = standins.build_news_permuted(NEWS, seed=3)
+    assert first == standins.build_news_permuted(NEWS, seed=3)
+    assert first.items != standins.build_news_permuted(NEWS, seed=4).items
+    assert len(first) == len(NEWS) * 20
+    by_document: dict = {}
+    for item in first:
+        assert item.neg != item.pos and sorted(item.neg) == sorted(item.pos)
+        by_document.setdefault(item.meta["doc_id"], []).append(tuple(item.neg))
+    assert all(len(set(negatives)) == len(negatives) for negatives in by_document.values())
+    assert all(len(negatives) == 20 for negatives in by_document.values())  # 4 sentences: 23 orderings, enough
+
+
+def test_news_intrusion_replaces_one_sentence_with_a_foreign_one():
+    test_set = standins.build_news_intrusion(NEWS, seed=0)
+    assert test_set == standins.build_news_intrusion(NEWS, seed=0)
+    for item in test_set:
+        differing = [index for index, (a, b) in enumerate(zip(item.pos, item.neg)) if a != b]
+        assert len(differing) == 1 and differing[0] > 0
+        assert item.meta["intruder_doc_id"] != item.meta["doc_id"]
+
+
+def test_a_stand_in_is_built_once_then_read_from_the_cache(monkeypatch, tmp_path):
+    built = standins.load_standin("news-permuted", seed=2, cache_dir=tmp_path, documents=NEWS)
+    cached_files = list((tmp_path / standins.CACHE_KIND).glob("NEWS-PERMUTED-*.json"))
+    assert len(cached_files) == 1
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("rebuilt although cached")
+
+    monkeypatch.setitem(standins.BUILDERS, standins.NEWS_PERMUTED, refuse)
+    assert standins.load_standin("NEWS-PERMUTED", seed=2, cache_dir=tmp_path, documents=NEWS) == built
+    with pytest.raises(AssertionError, match="rebuilt"):  # another seed or other documents: another key
+        standins.load_standin("NEWS-PERMUTED", seed=5, cache_dir=tmp_path, documents=NEWS)
+    with pytest.raises(AssertionError, match="rebuilt"):
+        standins.load_standin("NEWS-PERMUTED", seed=2, cache_dir=tmp_path, documents=NEWS[1:])
+    with pytest.raises(InputError, match="unknown stand-in"):
+        standins.load_standin("NEWS-NOTHING", documents=NEWS)
+
+
+def test_held_out_news_documents_follow_the_recipe(shared_data):
+    documents = standins.read_news_documents(shared_data, corpora=["lee"])
+    assert documents and all(doc_id.startswith("lee:") for doc_id, _ in documents)
+    assert all(standins.MIN_SENTENCES <= len(sentences) <= standins.MAX_SENTENCES for _, sentences in documents)
+
+
+def test_suites_list_the_paper_sets_and_refuse_unknown_names():
+    assert suite_test_sets("paper") == PAPER_TEST_SETS
+    assert len(suite_test_sets("probes")) == 8 and len(suite_test_sets("all")) == 15
+    with pytest.raises(InputError, match="unknown suite 'papers'"):
+        suite_test_sets("papers")
+
+
+# ------------------------------------------------------------------------------------------ the runner
+
+DOCS = [
+    ["The bank raised rates.", "Markets fell at once.", "Analysts had expected it."],
+    ["Markets fell at once.", "Analysts had expected it.", "The bank raised rates."],
+    ["Rain fell all night.", "The river rose.", "Roads were closed by morning."],
+    ["Roads were closed by morning.", "Rain fell all night.", "The river rose."],
+]
+
+
+def _toy_sets() -> list[TestSet]:
+    pairs = TestSet(
+        name="TOY-PAIRS",
+        items=(
+            PairItem("a", DOCS[0], DOCS[1]),
+            PairItem("b", DOCS[2], DOCS[3]),
+            PairItem("same", DOCS[0], DOCS[0]),  # identical texts: a tie for every system
+        ),
+        source="test",
+    )
+    annotated = TestSet(
+        name="TOY-LMVLM",
+        items=tuple(PairItem(str(i), DOCS[i % 4], DOCS[(i + 1) % 4]) for i in range(6)),
+        source="test",
+        annotations=(("0", "1", "0", "1", "0", "0"), ("0", "1", "0", "1", "0", "0"), ("0", "1", "1", "1", "0", "1")),
+        primary_metric=LMVLM_AGREEMENT,
+    )
+    return [pairs, annotated]
+
+
+@pytest.fixture
+def count_calls(monkeypatch):
+    """Count calls to the transformer scorer and the cosine baseline."""
+    from benchmarks.baselines import AdjacentSentenceCosineBaseline
+    from coherence_metric.scorer import CoherenceScorer
+
+    calls = {"scorer": 0, "cosine": 0}
+    original_score, original_cosine = CoherenceScorer.score, AdjacentSentenceCosineBaseline.score
+
+    def score(self, texts):
+        calls["scorer"] += 1
+        return original_score(self, texts)
+
+    def cosine(self, documents):
+        calls["cosine"] += 1
+        return original_cosine(self, documents)
+
+    monkeypatch.setattr(CoherenceScorer, "score", score)
+    monkeypatch.setattr(AdjacentSentenceCosineBaseline, "score", cosine)
+    return calls
+
+
+def test_a_run_scores_each_set_once_per_system_reports_ties_and_then_reads_the_cache(
+    bert_checkpoint, tmp_path, count_calls
+):
+    settings = dict(test_sets=_toy_sets(), seed=0, cache_dir=tmp_path / "cache", out_dir=tmp_path / "out")
+    result = run_suite("toy", str(bert_checkpoint), **settings)
+    names = [system["name"] for system in result["systems"]]
+    assert names[1:] == ["random", "No FT", "adjacent cosine"] and names[0].startswith("local:")
+    assert count_calls == {"scorer": 4, "cosine": 2}  # model and No FT: one call per set each
+    pairs, lmvlm = result["test_sets"]
+    for cell in pairs["results"].values():
+        assert cell["n"] == 3 and cell["n_ties"] >= 1 and cell["n_documents"] == 4
+    assert set(lmvlm["results"][names[0]]) >= {"alpha", "alpha_annotators_1_2", "majority_agreement", "n_model_ties"}
+
+    written = json.loads((tmp_path / "out" / "toy.json").read_text(encoding="utf-8"))
+    assert written["test_sets"][0]["results"]["random"]["n_ties"] == 1
+    assert written["model"]["signature"].startswith("coherence-metric:") and written["partial"] is False
+    assert (tmp_path / "out" / "toy.png").stat().st_size > 0
+    markdown = (tmp_path / "out" / "toy.md").read_text(encoding="utf-8")
+    assert "| TOY-PAIRS | 3 | accuracy % |" in markdown and "(1 ties)" in markdown
+
+    again = run_suite("toy", str(bert_checkpoint), **settings)
+    assert count_calls == {"scorer": 4, "cosine": 2}, "the second run must read every score from the cache"
+    assert all(cell["cached"] for row in again["test_sets"] for cell in row["results"].values())
+    assert again["test_sets"][0]["results"] == {
+        name: {**cell, "cached": True} for name, cell in result["test_sets"][0]["results"].items()
+    }
+    run_suite("toy", str(bert_checkpoint), **{**settings, "out_dir": None}, use_cache=False, baselines=False)
+    assert count_calls["scorer"] == 6
+
+
+def test_no_ft_with_the_checkpoints_own_head_seed_reuses_the_models_scores(bert_checkpoint, tmp_path, count_calls):
+    # The fixture's head is seeded 1 on its backbone: No FT seeded 1 is the same model, so it is not scored again.
+    result = run_suite("toy", str(bert_checkpoint), test_sets=_toy_sets()[:1], seed=1, cache_dir=tmp_path, limit=2)
+    row = result["test_sets"][0]
+    model = result["systems"][0]["name"]
+    assert row["n"] == 2 and row["results"]["No FT"]["reused_from"] == model
+    assert row["results"]["No FT"]["accuracy"] == row["results"][model]["accuracy"]
+    assert count_calls["scorer"] == 1
+
+
+def test_the_paper_suite_runs_on_the_real_sets_with_published_numbers(bert_checkpoint, shared_data, tmp_path,
+                                                                       monkeypatch):
+    monkeypatch.setattr(standins, "NEWS_CORPORA", ("lee",))  # the smallest news corpus keeps the test quick
+    result = run_suite("paper", str(bert_checkpoint), limit=2, cache_dir=tmp_path, data_dir=shared_data,
+                       baselines=False, out_dir=tmp_path / "out")
+    rows = {row["name"]: row for row in result["test_sets"]}
+    markdown = (tmp_path / "out" / "paper_limit2.md").read_text(encoding="utf-8")
+    table = [line.split(" | ")[0].lstrip("| ") for line in markdown.splitlines() if line.startswith("| ")][1:]
+    assert table == ["SUMMEVAL", "LMVLM", "LMVLM", "LMVLM", "INSTED-WIKI", "STORYCLOZE", "WSJ-SAMPLE-PERMUTED ‡",
+                     "NEWS-PERMUTED ‡", "NEWS-INTRUSION ‡"]
+    assert "| 67.19 | 54.93 |" in markdown and "| 74.62 | 51.69 |" in markdown and "93.36 (INSTED-CNN) ‡" in markdown
+    assert (tmp_path / "out" / "paper_limit2.png").is_file()
+    assert list(rows) == list(PAPER_TEST_SETS)
+    assert all(row["n"] == 2 for row in rows.values())
+    assert rows["SUMMEVAL"]["published"]["full_model"] == 67.19
+    assert rows["LMVLM"]["published"]["full_model"] == 0.473
+    assert rows["NEWS-INTRUSION"]["published"] == {**rows["NEWS-INTRUSION"]["published"], "stand_in": True,
+                                                   "paper_test_set": "INSTED-CNN", "full_model": 93.36}
+    assert rows["NEWS-PERMUTED"]["notes"]["corpora"] == ["lee"]
+
+
+def test_no_ft_falls_back_to_the_checkpoints_own_backbone_when_the_pretrained_one_is_gone(bert_checkpoint,
+                                                                                          corrupt_copy):
+    from benchmarks.suites.systems import no_ft_backbone
+    from coherence_metric.checkpoint_config import CONFIG_NAME
+
+    assert no_ft_backbone(bert_checkpoint).note.startswith("the pretrained backbone")
+    copy = corrupt_copy(bert_checkpoint)
+    config = json.loads((copy / CONFIG_NAME).read_text(encoding="utf-8"))
+    config["backbone"]["name_or_path"] = str(copy / "no-such-backbone")
+    (copy / CONFIG_NAME).write_text(json.dumps(config), encoding="utf-8")
+    found = no_ft_backbone(copy)
+    assert found.folder == copy / "backbone" and "own backbone/" in found.note
