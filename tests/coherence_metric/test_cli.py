@@ -124,9 +124,29 @@ def test_debug_shows_the_traceback(runner):
     assert type(result.exception).__name__ == "ModelNotFoundError"
 
 
-def test_unavailable_commands_say_so(runner):
-    result = invoke(runner, ["benchmark", "--suite", "paper"])
-    assert_one_line_error(result, "`coherence-metric benchmark` is not available")
+def test_lazy_commands_load_on_use_and_missing_ones_say_so(runner):
+    import click
+
+    from coherence_metric.cli import MetricGroup
+
+    listed = invoke(runner, ["--help"])
+    assert "train" in listed.stdout and "benchmark" in listed.stdout
+
+    @click.group(cls=MetricGroup, lazy_subcommands={"future": "training.not_written_yet:future"})
+    @click.pass_context
+    def group(ctx):
+        ctx.ensure_object(dict)
+
+    result = runner.invoke(group, ["future", "--anything"])
+    assert_one_line_error(result, "`coherence-metric future` is not available: not implemented yet")
+
+
+def test_help_does_not_import_torch_or_transformers():
+    code = ("import sys; from coherence_metric.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "heavy = [m for m in ('torch', 'transformers') if m in sys.modules]\n"
+            "sys.exit(1 if heavy else 0)")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=REPO_DIR).returncode == 0
 
 
 def test_download_verifies_a_local_checkpoint(runner, bert_checkpoint):
