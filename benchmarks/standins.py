@@ -23,7 +23,7 @@ from coherence_metric.errors import InputError
 from .cache import JsonCache, digest
 from .datasets.base import DEFAULT_SEED, PairItem, TestSet
 from .datasets.intrusion import build_intrusion_pairs
-from .datasets.permutation import sample_permutation_orders
+from .datasets.permutation import permuted_pairs
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 
@@ -99,17 +99,9 @@ def build_news_permuted(
     items: list[PairItem] = []
     short = 0
     for doc_id, sentences in documents:
-        orders = sample_permutation_orders(sentences, permutations, rng)
-        short += len(orders) < permutations
-        for number, order in enumerate(orders):
-            items.append(
-                PairItem(
-                    id=f"{doc_id}/perm-{number:02d}",
-                    pos=list(sentences),
-                    neg=[sentences[index] for index in order],
-                    meta={"doc_id": doc_id, "order": list(order)},
-                )
-            )
+        pairs = permuted_pairs(doc_id, sentences, permutations, rng)
+        short += len(pairs) < permutations
+        items.extend(pairs)
     notes = {
         **_recipe_notes(documents, seed),
         "permutations_per_document": permutations,

@@ -14,6 +14,8 @@ from typing import Iterator, Sequence
 
 from coherence_metric.errors import InputError
 
+from .base import PairItem
+
 #: Below this many distinct orderings per requested permutation, enumerate them instead of rejection sampling,
 #: so short documents cannot make the sampler loop for long.
 ENUMERATION_FACTOR = 20
@@ -109,3 +111,28 @@ def permute_sentences(sentences: Sequence[str], n: int, rng: random.Random) -> l
         The permuted documents; fewer than ``n`` when the document has too few distinct orderings.
     """
     return [[sentences[index] for index in order] for order in sample_permutation_orders(sentences, n, rng)]
+
+
+def permuted_pairs(
+    name: str, sentences: Sequence[str], permutations: int, rng: random.Random, meta_key: str = "doc_id"
+) -> list[PairItem]:
+    """Pairs (original, permutation) for one document: the shared body of every permuted-document test set.
+
+    Args:
+        name: the document's id; item ids are ``<name>/perm-NN``.
+        sentences: the original document.
+        permutations: how many unique permutations to draw (fewer when the document has fewer orderings).
+        rng: the caller's seeded generator, advanced in document order.
+        meta_key: the meta field that names the document (``file`` for WSJ files, ``doc_id`` otherwise).
+    """
+    orders = sample_permutation_orders(sentences, permutations, rng)
+    return [
+        PairItem(
+            id=f"{name}/perm-{number:02d}",
+            pos=list(sentences),
+            neg=[sentences[index] for index in order],
+            meta={meta_key: name, "order": list(order)},
+        )
+        for number, order in enumerate(orders)
+    ]
+

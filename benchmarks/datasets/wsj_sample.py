@@ -24,7 +24,7 @@ from coherence_metric.errors import InputError
 from coherence_metric.sentences import split_sentences
 
 from .base import DEFAULT_SEED, PairItem, TestSet
-from .permutation import sample_permutation_orders
+from .permutation import permuted_pairs
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 
@@ -106,17 +106,9 @@ def load_wsj_sample_permuted(
         if len(sentences) < min_sentences:
             continue
         kept += 1
-        orders = sample_permutation_orders(sentences, permutations, rng)
-        short_of_permutations += len(orders) < permutations
-        for number, order in enumerate(orders):
-            items.append(
-                PairItem(
-                    id=f"{name}/perm-{number:02d}",
-                    pos=list(sentences),
-                    neg=[sentences[index] for index in order],
-                    meta={"file": name, "order": order},
-                )
-            )
+        pairs = permuted_pairs(name, sentences, permutations, rng, meta_key="file")
+        short_of_permutations += len(pairs) < permutations
+        items.extend(pairs)
     notes = {
         "documents_read": len(documents),
         "documents_kept": kept,
