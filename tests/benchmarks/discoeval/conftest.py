@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
@@ -33,3 +34,16 @@ def tiny_encoder_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     tokenizer.save_pretrained(str(folder))
     return folder
 
+
+
+@pytest.fixture
+def one_torch_thread() -> Iterator[None]:
+    """Run a tiny-model test on one intra-op thread (restored afterwards): on a busy 2-core machine, spinning
+    threads over 32-wide matrices cost more than they give."""
+    torch = pytest.importorskip("torch")
+    previous = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)

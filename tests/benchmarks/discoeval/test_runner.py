@@ -13,7 +13,8 @@ from .fakes import HashEncoder
 TASKS = ["SP/wiki", "DC/chat", "PDTB-E"]
 
 
-def test_tiny_encoder_end_to_end(discoeval_dir: Path, tiny_encoder_dir: Path, tmp_path: Path) -> None:
+def test_tiny_encoder_end_to_end(discoeval_dir: Path, tiny_encoder_dir: Path, tmp_path: Path,
+                                 one_torch_thread: None) -> None:
     spec = f"hf:{tiny_encoder_dir}:pool=mean"
     first = run_discoeval(spec, tasks=TASKS, limit=40, out_dir=tmp_path / "out", seed=3, data_dir=discoeval_dir,
                           cache_dir=tmp_path / "cache")
