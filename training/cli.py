@@ -105,10 +105,19 @@ def run(recipe: Path, overrides: List[str], progress: bool) -> None:
 
     Runs the same loop under `torchrun --nproc_per_node N -m coherence_metric.cli train run RECIPE`.
     """
-    from .config import load_recipe
+    from .config import load_recipe, read_recipe_mapping
+    from .families import COHERENCE, recipe_family, run_family_recipe
+
+    parsed = _parse_overrides(list(overrides))
+    family = recipe_family(read_recipe_mapping(recipe, parsed), str(recipe))
+    if family != COHERENCE:
+        outcome = run_family_recipe(family, recipe, parsed, progress)
+        click.echo(f"trained {outcome['steps']} steps in {outcome['seconds']:.0f} s; best {outcome['select']} "
+                   f"{outcome['best']:.4f}; outputs in {outcome['output_dir']}/best and /final")
+        return
     from .trainer import train_recipe
 
-    config = load_recipe(recipe, _parse_overrides(list(overrides)))
+    config = load_recipe(recipe, parsed)
     result = train_recipe(config, progress=progress)
     if int(os.environ.get("RANK", "0")) == 0:
         click.echo(f"trained {result['steps']} steps in {result['seconds']:.0f} s; best dev accuracy "

@@ -7,6 +7,7 @@ reference code's ``load_state_dict(strict=False)`` inside ``try/except: pass`` i
 from __future__ import annotations
 
 import dataclasses
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Type, TypeVar
@@ -61,6 +62,9 @@ class OptimizerConfig:
     weight_decay: float = 0.0
     eps: float = 1e-6
     grad_clip: Optional[float] = None
+    # The linear head starts random and is 385 numbers: a larger rate lets it find the order-sensitive
+    # directions the backbone already has while the backbone moves slowly. None = ``lr`` (the paper).
+    head_lr: Optional[float] = None
 
 
 @dataclass
@@ -99,6 +103,7 @@ class TrainConfig:
     train_layers: Optional[int] = None
     save_flavour: str = "full"
     delta_bf16: bool = False
+    dropout: Optional[float] = None  # None keeps the backbone's own dropout (0.1 for BERT-like models)
 
 
 @dataclass
@@ -134,17 +139,46 @@ _SECTIONS: Dict[str, Type[Any]] = {
 }
 
 
-def _build(cls: Type[T], values: Any, where: str) -> T:
+def build_section(cls: Type[T], values: Any, where: str) -> T:
+    """A dataclass from a mapping: unknown keys and mistyped scalars are errors naming ``where`` and the key."""
     if not isinstance(values, dict):
         raise InputError(f"{where} must be a mapping of keys to values")
     known = {item.name for item in dataclasses.fields(cls)}  # type: ignore[arg-type]
     unknown = sorted(set(values) - known)
     if unknown:
         raise InputError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(sorted(known))})")
+    hints = typing.get_type_hints(cls)
+    values = {key: _typed(value, hints[key], f"{where}: {key}") for key, value in values.items()}
     try:
         return cls(**values)
     except TypeError as error:
         raise InputError(f"{where}: {error}") from None
+
+
+def _typed(value: Any, annotation: Any, where: str) -> Any:
+    """Check a scalar against its field's type; a number written as text (YAML 1.1 reads ``1e-3`` as a
+    string) becomes a number, an int becomes a float where a float is expected, anything else is an error."""
+    optional = typing.get_origin(annotation) is typing.Union and type(None) in typing.get_args(annotation)
+    if optional:
+        if value is None:
+            return None
+        annotation = next(arg for arg in typing.get_args(annotation) if arg is not type(None))
+    if annotation is float:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        if isinstance(value, str):
+            try:
+                return float(value)
+            except ValueError:
+                pass
+        raise InputError(f"{where} must be a number, got {value!r}")
+    if annotation is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise InputError(f"{where} must be an integer, got {value!r}")
+    if annotation is bool and not isinstance(value, bool):
+        raise InputError(f"{where} must be true or false, got {value!r}")
+    if annotation is str and not isinstance(value, str):
+        raise InputError(f"{where} must be text, got {value!r}")
+    return value
 
 
 def _check(config: RecipeConfig, where: str) -> None:
@@ -156,6 +190,7 @@ def _check(config: RecipeConfig, where: str) -> None:
         (config.objective.slice in ("random", "prefix"), "objective.slice must be 'random' or 'prefix'"),
         (config.objective.negatives_against in ("base", "momentum"), "objective.negatives_against: base|momentum"),
         (0.0 <= config.objective.momentum < 1.0, "objective.momentum must be in [0, 1)"),
+        (config.train.dropout is None or 0.0 <= config.train.dropout < 1.0, "train.dropout must be in [0, 1)"),
         (config.train.max_steps >= 1 and config.train.accumulation >= 1, "train.max_steps/accumulation must be >= 1"),
         (not config.mining.enabled or config.mining.candidates >= config.objective.negatives,
          "mining.candidates must be at least objective.negatives"),
@@ -174,8 +209,8 @@ def recipe_from_dict(values: Dict[str, Any], where: str = "recipe") -> RecipeCon
     values = dict(values)
     for key, cls in _SECTIONS.items():
         if key in values and values[key] is not None:
-            values[key] = _build(cls, values[key], f"{where}: {key}")
-    config = _build(RecipeConfig, values, where)
+            values[key] = build_section(cls, values[key], f"{where}: {key}")
+    config = build_section(RecipeConfig, values, where)
     _check(config, where)
     return config
 
@@ -186,6 +221,17 @@ def load_recipe(path: Path, overrides: Optional[Dict[str, Any]] = None) -> Recip
     Raises:
         InputError: a missing or unparsable file, an unknown key, or an invalid value, naming the file.
     """
+    values = read_recipe_mapping(path, overrides)
+    values.pop("family", None)  # "coherence" is the only family this loader reads (see training/families.py)
+    return recipe_from_dict(values, str(path))
+
+
+def read_recipe_mapping(path: Path, overrides: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """A recipe YAML file as a mapping, with dotted-key ``overrides`` applied (``loop.max_steps=10``).
+
+    Raises:
+        InputError: a missing or unparsable file, or an override into a key that is not a section.
+    """
     import yaml
 
     path = Path(path)
@@ -195,6 +241,8 @@ def load_recipe(path: Path, overrides: Optional[Dict[str, Any]] = None) -> Recip
         values = yaml.safe_load(path.read_text(encoding="utf-8"))
     except yaml.YAMLError as error:
         raise InputError(f"{path} is not valid YAML: {str(error).splitlines()[0]}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not UTF-8 text") from None
     if not isinstance(values, dict):
         raise InputError(f"{path} must hold a mapping of recipe keys")
     for dotted, value in (overrides or {}).items():
@@ -205,4 +253,4 @@ def load_recipe(path: Path, overrides: Optional[Dict[str, Any]] = None) -> Recip
             if not isinstance(target, dict):
                 raise InputError(f"override {dotted}: {parent} is not a section")
         target[last] = value
-    return recipe_from_dict(values, str(path))
+    return values

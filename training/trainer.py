@@ -98,6 +98,20 @@ def make_schedule(optimizer: torch.optim.Optimizer, recipe: RecipeConfig) -> tor
     return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
 
 
+def parameter_groups(model: torch.nn.Module, recipe: RecipeConfig) -> List[Dict[str, Any]]:
+    """AdamW groups: the trainable backbone at ``optimizer.lr`` and the head at ``optimizer.head_lr`` when set.
+
+    The schedule scales every group by the same factor, so the head's rate anneals in proportion.
+    """
+    head_lr = recipe.optimizer.head_lr
+    trainable = [(name, parameter) for name, parameter in model.named_parameters() if parameter.requires_grad]
+    if head_lr is None:
+        return [{"params": [parameter for _, parameter in trainable]}]
+    head = [parameter for name, parameter in trainable if name.startswith("head.")]
+    rest = [parameter for name, parameter in trainable if not name.startswith("head.")]
+    return [{"params": rest}, {"params": head, "lr": head_lr}]
+
+
 class Trainer:
     """Runs a recipe to the end, resuming from ``output_dir`` when a previous run left its state there.
 
@@ -124,9 +138,8 @@ class Trainer:
         if objective.name == "full":
             self.momentum_encoder = MomentumEncoder(self.model).to(self.device)
             self.queue = NegativeQueue(objective.queue_size, self.model.hidden_size, self.device)
-        parameters = [parameter for parameter in self.model.parameters() if parameter.requires_grad]
-        self.optimizer = torch.optim.AdamW(parameters, lr=recipe.optimizer.lr, eps=recipe.optimizer.eps,
-                                           weight_decay=recipe.optimizer.weight_decay)
+        self.optimizer = torch.optim.AdamW(parameter_groups(self.model, recipe), lr=recipe.optimizer.lr,
+                                           eps=recipe.optimizer.eps, weight_decay=recipe.optimizer.weight_decay)
         self.schedule = make_schedule(self.optimizer, recipe)
         self.wrapped = distributed.wrap(self.model, self.world)
         self.step = 0

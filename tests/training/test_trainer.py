@@ -122,6 +122,21 @@ def test_frozen_embeddings_and_delta_checkpoints(tiny_training_data, tiny_bert_d
     assert len(CoherenceScorer(str(tmp_path / "delta" / "final")).score(["A text. Two sentences."]).scores) == 1
 
 
+def test_dropout_override_and_a_faster_head(tiny_training_data, tiny_bert_dir, tmp_path):
+    trainer = Trainer(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "nodrop", "contrastive",
+                             train={"dropout": 0.0}, optimizer={"lr": 1e-5, "head_lr": 1e-3}), progress=False)
+    dropouts = [module.p for module in trainer.model.backbone.modules() if isinstance(module, torch.nn.Dropout)]
+    assert dropouts and set(dropouts) == {0.0}
+    rates = sorted(group["lr"] for group in trainer.optimizer.param_groups)
+    assert rates == pytest.approx([1e-5, 1e-3])
+    head_group = next(group for group in trainer.optimizer.param_groups if group["lr"] == pytest.approx(1e-3))
+    assert {id(parameter) for parameter in head_group["params"]} == {id(p) for p in trainer.model.head.parameters()}
+    trainer.model.train()  # without dropout, training-mode scores are deterministic
+    ids = torch.tensor([[101, 2023, 2003, 102]])
+    mask = torch.ones_like(ids)
+    assert torch.equal(trainer.model(ids, mask), trainer.model(ids, mask))
+
+
 def test_lora_trains_an_adapter_checkpoint(tiny_training_data, tiny_bert_dir, tmp_path):
     Trainer(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "lora", "contrastive",
                    lora={"r": 2, "alpha": 4, "target_modules": ["query", "value"]}, train={"save_flavour": "adapter"}),

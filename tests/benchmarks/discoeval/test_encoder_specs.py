@@ -56,11 +56,11 @@ def test_bad_specs_raise_input_errors(spec: str, message: str) -> None:
 
 def test_registry_is_the_extension_point(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(encoder_specs, "_FACTORIES", dict(encoder_specs._FACTORIES))
-    register_encoder_spec("checkpoint", lambda target, options: HashEncoder(int(options.get("dim", "4"))))
-    assert "checkpoint" in registered_prefixes()
-    assert resolve_encoder("checkpoint:/runs/best:dim=6").dim == 6
+    register_encoder_spec("toy", lambda target, options: HashEncoder(int(options.get("dim", "4"))))
+    assert "toy" in registered_prefixes()
+    assert resolve_encoder("toy:/runs/best:dim=6").dim == 6
     with pytest.raises(ValueError, match="already registered"):
-        register_encoder_spec("checkpoint", lambda target, options: HashEncoder())
+        register_encoder_spec("toy", lambda target, options: HashEncoder())
 
 
 def test_encoder_objects_pass_through() -> None:

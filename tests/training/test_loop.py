@@ -1,0 +1,110 @@
+"""The shared loop of the other objectives: exact resume, best keeping, the plateau rule, the log, errors."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from typing import Any, Dict, List, Tuple
+
+import pytest
+import torch
+from torch import nn
+
+from coherence_metric.errors import InputError
+from training.loop import LoopConfig, ObjectiveLoop, read_loop_log, scheduled_lr
+
+
+class LinearProbe:
+    """Logistic regression on fixed random data: small enough to train in milliseconds, real enough to learn."""
+
+    def __init__(self, evaluations: List[float] | None = None) -> None:
+        torch.manual_seed(0)
+        self.module = nn.Linear(4, 1)
+        generator = torch.Generator().manual_seed(1)
+        self.features = torch.randn(64, 4, generator=generator)
+        self.labels = (self.features @ torch.tensor([1.0, -2.0, 0.5, 0.0]) > 0).float()
+        self.scripted = list(evaluations or [])
+        self.saved: List[str] = []
+
+    def batch(self, position: int) -> torch.Tensor:
+        return torch.tensor(random.Random(position).sample(range(64), 8))
+
+    def loss(self, batch: torch.Tensor) -> Tuple[torch.Tensor, Dict[str, float]]:
+        logits = self.module(self.features[batch]).squeeze(-1)
+        loss = nn.functional.binary_cross_entropy_with_logits(logits, self.labels[batch])
+        return loss, {"batch_size": float(len(batch))}
+
+    def evaluate(self) -> Dict[str, float]:
+        if self.scripted:
+            return {"accuracy": self.scripted.pop(0)}
+        predictions = (self.module(self.features).squeeze(-1) > 0).float()
+        return {"accuracy": float((predictions == self.labels).float().mean())}
+
+    def after_step(self) -> None:
+        pass
+
+    def save(self, folder: Path) -> None:
+        folder.mkdir(parents=True, exist_ok=True)
+        torch.save(self.module.state_dict(), folder / "weights.pt")
+        self.saved.append(folder.name)
+
+
+def config(tmp_path: Path, **changes: Any) -> LoopConfig:
+    values: Dict[str, Any] = {"output_dir": str(tmp_path / "run"), "max_steps": 20, "lr": 0.1, "eval_every": 5,
+                              "log_every": 5}
+    values.update(changes)
+    return LoopConfig(**values)
+
+
+def test_the_loop_learns_and_logs(tmp_path: Path) -> None:
+    result = ObjectiveLoop(LinearProbe(), config(tmp_path, max_steps=60), progress=False).run()
+    assert result["steps"] == 60 and result["best"] > 0.9
+    records = read_loop_log(tmp_path / "run")
+    trains = [record for record in records if "loss" in record]
+    assert [record["step"] for record in trains] == list(range(5, 61, 5))
+    assert trains[-1]["loss"] < trains[0]["loss"]
+    assert all(record["batch_size"] == 8.0 for record in trains)
+    assert (tmp_path / "run" / "best" / "weights.pt").is_file() and (tmp_path / "run" / "final").is_dir()
+    assert json.loads((tmp_path / "run" / "recipe.json").read_text())["loop"]["max_steps"] == 60
+
+
+def test_an_interrupted_run_resumes_to_the_same_weights(tmp_path: Path) -> None:
+    whole = LinearProbe()
+    ObjectiveLoop(whole, config(tmp_path / "a"), progress=False).run()
+    first = LinearProbe()
+    ObjectiveLoop(first, config(tmp_path / "b", max_steps=10), progress=False).run()
+    second = LinearProbe()  # a fresh process: new objects, state read from disk
+    loop = ObjectiveLoop(second, config(tmp_path / "b"), progress=False)
+    loop.run()
+    assert loop.step == 20
+    for left, right in zip(whole.module.parameters(), second.module.parameters()):
+        assert torch.equal(left, right)
+
+
+def test_shrink_on_plateau_divides_the_rate_and_stops(tmp_path: Path) -> None:
+    probe = LinearProbe(evaluations=[0.5, 0.6, 0.55, 0.5, 0.4, 0.3, 0.2])
+    loop = ObjectiveLoop(probe, config(tmp_path, schedule="shrink_on_plateau", min_lr=0.001, max_steps=100),
+                         progress=False)
+    result = loop.run()
+    rates = [record["lr"] for record in read_loop_log(tmp_path / "run") if "eval_accuracy" in record]
+    assert rates[:5] == pytest.approx([0.1, 0.1, 0.02, 0.004, 0.0008])
+    assert result["stopped_early"] and result["steps"] == 20
+    assert result["best"] == 0.6
+
+
+def test_warmup_then_linear_decay() -> None:
+    schedule = LoopConfig(lr=1.0, schedule="linear", warmup_steps=4, max_steps=14, final_lr=0.0)
+    assert [scheduled_lr(schedule, step, 1.0) for step in (0, 3, 4, 9, 14)] == pytest.approx([0.25, 1, 1, 0.5, 0])
+
+
+def test_bad_settings_and_states_are_named(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="loop.optimizer"):
+        ObjectiveLoop(LinearProbe(), config(tmp_path, optimizer="lbfgs"), progress=False)
+    with pytest.raises(InputError, match="no 'f1'"):
+        ObjectiveLoop(LinearProbe(), config(tmp_path, select="f1"), progress=False).run()
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "loop_state.pt").write_bytes(b"not a state")
+    with pytest.raises(InputError, match="cannot resume"):
+        ObjectiveLoop(LinearProbe(), config(tmp_path, output_dir=str(broken)), progress=False).run()

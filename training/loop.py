@@ -1,0 +1,298 @@
+"""The training loop of the other papers' objectives: CONPONO, DisSent, DiscoEval's criteria, multi-view.
+
+The coherence objectives (pairwise, contrastive, full) run in :mod:`training.trainer`, whose data,
+mining and momentum queue are specific to them. Everything else plugs an :class:`Objective` into
+:class:`ObjectiveLoop`, which owns what every recipe needs and nothing more: the optimizer (AdamW, Adam
+or SGD), the learning-rate schedule (constant, warmup + linear, or DisSent's "divide by 5 when held-out
+accuracy drops"), gradient accumulation, periodic held-out evaluation with the best model kept, a JSONL
+log, a progress bar with ETA, and exact resume after an interruption.
+
+Resume is exact because batches are addressed by position: ``objective.batch(position)`` must return
+the same batch for the same position in every run (seed a ``random.Random`` with the position), so the
+loop only needs to remember how many steps it took.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import random
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Dict, Iterator, List, Optional, Protocol, Tuple
+
+import numpy as np
+import torch
+from torch import nn
+
+from coherence_metric.errors import InputError
+
+logger = logging.getLogger("coherence_metric.training")
+
+STATE_FILE = "loop_state.pt"
+LOG_FILE = "log.jsonl"
+OPTIMIZERS = ("adamw", "adam", "sgd")
+LOOP_SCHEDULES = ("constant", "linear", "shrink_on_plateau")
+
+
+class Objective(Protocol):
+    """What a training objective gives the loop."""
+
+    module: nn.Module
+    """Every trained parameter (and any buffer a resume needs) lives under this module."""
+
+    def batch(self, position: int) -> Any:
+        """The batch at a stream position; the same position must give the same batch in every run."""
+
+    def loss(self, batch: Any) -> Tuple[torch.Tensor, Dict[str, float]]:
+        """The scalar loss to minimise and named numbers to log (each a float)."""
+
+    def evaluate(self) -> Dict[str, float]:
+        """Held-out numbers; the loop keeps the model with the best value of ``LoopConfig.select``."""
+
+    def after_step(self) -> None:
+        """Called after each optimizer step (e.g. the multi-view orthonormal update); may do nothing."""
+
+    def save(self, folder: Path) -> None:
+        """Write the trained model so the evaluation that reports it (e.g. DiscoEval) can load it."""
+
+
+@dataclass
+class LoopConfig:
+    """The ``loop:`` section of a recipe.
+
+    ``shrink_on_plateau`` divides the rate by ``shrink_factor`` whenever the selected held-out number does
+    not improve on the previous evaluation (DisSent / InferSent's SGD rule) and stops once it falls
+    below ``min_lr``.
+    """
+
+    output_dir: str = "runs/objective"
+    max_steps: int = 1000
+    optimizer: str = "adamw"
+    lr: float = 1e-3
+    weight_decay: float = 0.0
+    sgd_momentum: float = 0.0
+    grad_clip: Optional[float] = None
+    schedule: str = "constant"
+    warmup_steps: int = 0
+    final_lr: float = 0.0
+    shrink_factor: float = 5.0
+    min_lr: float = 1e-5
+    accumulation: int = 1
+    eval_every: int = 500
+    log_every: int = 50
+    seed: int = 0
+    select: str = "accuracy"
+
+    def check(self, where: str) -> None:
+        """Raise InputError naming the bad key."""
+        checks = [
+            (self.optimizer in OPTIMIZERS, f"loop.optimizer must be one of {', '.join(OPTIMIZERS)}"),
+            (self.schedule in LOOP_SCHEDULES, f"loop.schedule must be one of {', '.join(LOOP_SCHEDULES)}"),
+            (self.max_steps >= 1 and self.accumulation >= 1, "loop.max_steps and loop.accumulation must be >= 1"),
+            (self.eval_every >= 1 and self.log_every >= 1, "loop.eval_every and loop.log_every must be >= 1"),
+            (self.lr > 0, "loop.lr must be positive"),
+            (self.shrink_factor > 1, "loop.shrink_factor must be above 1"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise InputError(f"{where}: {message}")
+
+
+def make_optimizer(parameters: List[nn.Parameter], config: LoopConfig) -> torch.optim.Optimizer:
+    """AdamW, Adam or SGD over the trainable parameters."""
+    if not parameters:
+        raise InputError("the objective has no trainable parameters")
+    if config.optimizer == "sgd":
+        return torch.optim.SGD(parameters, lr=config.lr, momentum=config.sgd_momentum,
+                               weight_decay=config.weight_decay)
+    if config.optimizer == "adam":
+        return torch.optim.Adam(parameters, lr=config.lr, weight_decay=config.weight_decay)
+    return torch.optim.AdamW(parameters, lr=config.lr, weight_decay=config.weight_decay)
+
+
+def scheduled_lr(config: LoopConfig, step: int, plateau_scale: float) -> float:
+    """The learning rate for optimizer step ``step`` (0-based): warmup, then the schedule."""
+    if config.warmup_steps and step < config.warmup_steps:
+        return config.lr * (step + 1) / config.warmup_steps
+    if config.schedule == "linear":
+        span = max(config.max_steps - config.warmup_steps, 1)
+        progress = min(max(step - config.warmup_steps, 0) / span, 1.0)
+        return config.lr + progress * (config.final_lr - config.lr)
+    if config.schedule == "shrink_on_plateau":
+        return config.lr * plateau_scale
+    return config.lr
+
+
+class ObjectiveLoop:
+    """Trains one objective to ``max_steps`` (or until ``shrink_on_plateau`` runs out of rate).
+
+    Writes into ``output_dir``: ``log.jsonl``, ``best/`` and ``final/`` (through ``objective.save``),
+    ``recipe.json`` when a recipe is given, and ``loop_state.pt`` for resuming.
+    """
+
+    def __init__(self, objective: Objective, config: LoopConfig, recipe: Optional[Dict[str, Any]] = None,
+                 progress: bool = True) -> None:
+        config.check("recipe")
+        self.objective = objective
+        self.config = config
+        self.recipe = recipe or {"loop": asdict(config)}
+        self.progress = progress
+        self.output_dir = Path(config.output_dir)
+        torch.manual_seed(config.seed)
+        parameters = [parameter for parameter in objective.module.parameters() if parameter.requires_grad]
+        self.optimizer = make_optimizer(parameters, config)
+        self.step = 0
+        self.best: Optional[float] = None
+        self.last_selected: Optional[float] = None
+        self.plateau_scale = 1.0
+        self.stopped_early = False
+
+    # ------------------------------------------------------------------------------------------ state
+
+    def state_dict(self) -> Dict[str, Any]:
+        """Everything a resumed run needs to continue exactly."""
+        return {"step": self.step, "best": self.best, "last_selected": self.last_selected,
+                "plateau_scale": self.plateau_scale, "stopped_early": self.stopped_early,
+                "module": self.objective.module.state_dict(), "optimizer": self.optimizer.state_dict(),
+                "rng": {"python": random.getstate(), "torch": torch.random.get_rng_state(),
+                        "numpy": np.random.get_state()},
+                "recipe": self.recipe}
+
+    def save_state(self) -> None:
+        """Atomically replace the resume state."""
+        temporary = self.output_dir / (STATE_FILE + ".tmp")
+        torch.save(self.state_dict(), temporary)
+        os.replace(temporary, self.output_dir / STATE_FILE)
+
+    def load_state(self) -> bool:
+        """Resume from ``output_dir`` when a state file is there; returns whether it did."""
+        path = self.output_dir / STATE_FILE
+        if not path.is_file():
+            return False
+        try:
+            state = torch.load(path, map_location="cpu", weights_only=False)  # our own file
+        except Exception as error:  # a truncated or foreign file: say which, keep it for inspection
+            raise InputError(f"{path}: cannot resume from this file ({type(error).__name__}); "
+                             "move it away to start over") from None
+        try:
+            self.objective.module.load_state_dict(state["module"])
+        except RuntimeError:
+            raise InputError(f"{path} was written by a different model: use a new output_dir") from None
+        self.optimizer.load_state_dict(state["optimizer"])
+        random.setstate(state["rng"]["python"])
+        torch.random.set_rng_state(state["rng"]["torch"])
+        np.random.set_state(state["rng"]["numpy"])
+        self.step, self.best = state["step"], state["best"]
+        self.last_selected, self.plateau_scale = state["last_selected"], state["plateau_scale"]
+        self.stopped_early = state["stopped_early"]
+        return True
+
+    def _log(self, record: Dict[str, Any]) -> None:
+        with open(self.output_dir / LOG_FILE, "a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record) + "\n")
+
+    # ------------------------------------------------------------------------------------------- steps
+
+    def current_lr(self) -> float:
+        """The rate the next optimizer step uses."""
+        return scheduled_lr(self.config, self.step, self.plateau_scale)
+
+    def train_step(self) -> Dict[str, float]:
+        """One optimizer step over ``accumulation`` batches; returns the averaged logged numbers."""
+        config = self.config
+        self.objective.module.train()
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.current_lr()
+        totals: Dict[str, float] = {}
+        for slot in range(config.accumulation):
+            batch = self.objective.batch(self.step * config.accumulation + slot)
+            loss, numbers = self.objective.loss(batch)
+            (loss / config.accumulation).backward()
+            for key, value in {"loss": float(loss.item()), **numbers}.items():
+                totals[key] = totals.get(key, 0.0) + float(value) / config.accumulation
+        if config.grad_clip:
+            torch.nn.utils.clip_grad_norm_(self.objective.module.parameters(), config.grad_clip)
+        self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)
+        self.objective.after_step()
+        self.step += 1
+        return totals
+
+    def evaluate_and_keep_best(self) -> Dict[str, float]:
+        """Held-out numbers now; a new best is saved to ``best/``; the plateau rule applied."""
+        self.objective.module.eval()
+        with torch.no_grad():
+            numbers = self.objective.evaluate()
+        self.objective.module.train()
+        if self.config.select not in numbers:
+            raise InputError(f"the objective's evaluation has no {self.config.select!r} (loop.select); "
+                             f"it reports: {', '.join(sorted(numbers))}")
+        selected = float(numbers[self.config.select])
+        if self.best is None or selected > self.best:
+            self.best = selected
+            self.objective.save(self.output_dir / "best")
+        if (self.config.schedule == "shrink_on_plateau" and self.last_selected is not None
+                and selected < self.last_selected):
+            self.plateau_scale /= self.config.shrink_factor
+            self.stopped_early = self.current_lr() < self.config.min_lr
+        self.last_selected = selected
+        self._log({"step": self.step, **{f"eval_{key}": value for key, value in numbers.items()},
+                   "best": self.best, "lr": self.current_lr()})
+        return numbers
+
+    def _steps(self) -> Iterator[int]:
+        if not self.progress:
+            yield from range(self.step, self.config.max_steps)
+            return
+        from tqdm.auto import tqdm
+
+        yield from tqdm(range(self.step, self.config.max_steps), initial=self.step, total=self.config.max_steps,
+                        desc="training", unit="step")
+
+    def run(self) -> Dict[str, Any]:
+        """Train (resuming if possible) and return the final numbers."""
+        self.output_dir.mkdir(parents=True, exist_ok=True)
+        resumed = self.load_state()
+        (self.output_dir / "recipe.json").write_text(json.dumps(self.recipe, indent=2), encoding="utf-8")
+        logger.info("%s at step %d of %d", "resuming" if resumed else "starting", self.step, self.config.max_steps)
+        if not resumed:
+            self.evaluate_and_keep_best()
+        started, first_step = time.perf_counter(), self.step
+        window: List[Dict[str, float]] = []
+        for _ in self._steps():
+            if self.stopped_early:
+                break
+            numbers = self.train_step()
+            if not math.isfinite(numbers["loss"]):
+                raise InputError(f"loss became {numbers['loss']} at step {self.step}: lower loop.lr")
+            window.append(numbers)
+            last = self.step == self.config.max_steps
+            if self.step % self.config.log_every == 0 or last:
+                averaged = {key: sum(entry[key] for entry in window) / len(window) for key in window[0]}
+                elapsed = time.perf_counter() - started
+                self._log({"step": self.step, **averaged, "lr": self.current_lr(),
+                           "seconds_per_step": elapsed / max(self.step - first_step, 1)})
+                window = []
+            if self.step % self.config.eval_every == 0 or last:
+                self.evaluate_and_keep_best()
+                self.save_state()
+        self.objective.save(self.output_dir / "final")
+        self.save_state()
+        return {"steps": self.step, "best": self.best, "select": self.config.select,
+                "seconds": time.perf_counter() - started, "output_dir": str(self.output_dir),
+                "stopped_early": self.stopped_early}
+
+
+def read_loop_log(output_dir: Path) -> List[Dict[str, Any]]:
+    """The JSONL log as records."""
+    path = Path(output_dir) / LOG_FILE
+    if not path.is_file():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+__all__ = ["LoopConfig", "Objective", "ObjectiveLoop", "make_optimizer", "read_loop_log", "scheduled_lr"]
