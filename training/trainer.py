@@ -98,6 +98,36 @@ def make_schedule(optimizer: torch.optim.Optimizer, recipe: RecipeConfig) -> tor
     return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
 
 
+def limit_sources(train: List[TrainingItem], dev: List[TrainingItem], limits: Dict[str, int],
+                  seed: int) -> Tuple[List[TrainingItem], List[TrainingItem]]:
+    """Keep at most ``limits[source]`` training items of a corpus (a seeded sample, file order kept), and the
+    same fraction of its dev items, so dev accuracy measures the mix that trains."""
+    known = {item.source for item in train}
+    unknown = sorted(set(limits) - known)
+    if unknown:
+        raise InputError(f"data.source_limits names {unknown[0]!r}, which has no training items "
+                         f"(corpora here: {', '.join(sorted(known))})")
+
+    def cap(items: List[TrainingItem], source: str, keep: int) -> List[int]:
+        indices = [index for index, item in enumerate(items) if item.source == source]
+        if keep >= len(indices):
+            return indices
+        return sorted(random.Random(f"{seed}:{source}").sample(indices, keep))
+
+    dropped_train: set = set()
+    dropped_dev: set = set()
+    for source, limit in limits.items():
+        train_indices = [index for index, item in enumerate(train) if item.source == source]
+        kept_train = cap(train, source, limit)
+        dropped_train |= set(train_indices) - set(kept_train)
+        dev_indices = [index for index, item in enumerate(dev) if item.source == source]
+        fraction = len(kept_train) / max(len(train_indices), 1)
+        kept_dev = cap(dev, source, max(1, math.ceil(fraction * len(dev_indices))))
+        dropped_dev |= set(dev_indices) - set(kept_dev)
+    return ([item for index, item in enumerate(train) if index not in dropped_train],
+            [item for index, item in enumerate(dev) if index not in dropped_dev])
+
+
 def parameter_groups(model: torch.nn.Module, recipe: RecipeConfig) -> List[Dict[str, Any]]:
     """AdamW groups: the trainable backbone at ``optimizer.lr`` and the head at ``optimizer.head_lr`` when set.
 
@@ -153,9 +183,11 @@ class Trainer:
         data = self.recipe.data
         folder = Path(data.dir)
         train = list(read_split(split_path(folder, "train")))
+        dev = list(read_split(split_path(folder, "dev")))
+        if data.source_limits:
+            train, dev = limit_sources(train, dev, data.source_limits, self.recipe.train.seed)
         if data.train_limit:
             train = train[: data.train_limit]
-        dev = list(read_split(split_path(folder, "dev")))
         if data.dev_limit:
             dev = random.Random(self.recipe.train.seed).sample(dev, min(data.dev_limit, len(dev)))
         if not train or not dev:

@@ -179,3 +179,22 @@ def test_two_processes_under_torchrun_on_gloo(tiny_training_data, tiny_bert_dir,
     log = read_log(tmp_path / "ddp")
     assert [record["step"] for record in log if "loss" in record] == [1, 2, 3, 4], "rank 0 alone writes the log"
     assert (tmp_path / "ddp" / "final" / "coherence_config.json").is_file()
+
+
+def test_source_limits_cap_a_corpus_in_train_and_in_the_same_proportion_in_dev():
+    from training.data.examples import TrainingItem
+    from training.trainer import limit_sources
+
+    def items(source, count):
+        return [TrainingItem(id=f"{source}:{i}#0", doc_id=f"{source}:{i}", source=source, pos=["a", "b"],
+                             negs=[[1, 0]], tokens=4) for i in range(count)]
+
+    train, dev = items("wiki", 100) + items("bbc", 10), items("wiki", 20) + items("bbc", 4)
+    kept_train, kept_dev = limit_sources(train, dev, {"wiki": 25}, seed=1)
+    assert sum(item.source == "wiki" for item in kept_train) == 25
+    assert sum(item.source == "bbc" for item in kept_train) == 10
+    assert sum(item.source == "wiki" for item in kept_dev) == 5 and sum(item.source == "bbc" for item in kept_dev) == 4
+    assert kept_train == [item for item in train if item in kept_train]  # file order kept
+    assert limit_sources(train, dev, {"wiki": 25}, seed=1) == (kept_train, kept_dev)  # seeded
+    with pytest.raises(InputError, match="'reuters', which has no training items"):
+        limit_sources(train, dev, {"reuters": 5}, seed=1)
