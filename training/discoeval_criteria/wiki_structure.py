@@ -47,8 +47,6 @@ lower bound is what we train on; :func:`level_statistics` reports how many sente
 
 from __future__ import annotations
 
-import html
-import lzma
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,7 +55,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence
 from coherence_metric.errors import InputError
 from coherence_metric.sentences import split_sentences
 
-from ..data.corpora.wiki import FILE_PATTERN, SOURCE
+from ..data.corpora.wiki import FILE_PATTERN, SOURCE, read_wiki_pages
 
 HEADING_MAX_WORDS = 10
 FRAGMENT_MAX_WORDS = 3
@@ -72,7 +70,6 @@ _DEBRIS = re.compile(
     re.I,
 )
 _HATNOTE = re.compile(r"^For\b.*\bsee\b")
-_DOC_START = re.compile(r'<doc id="([^"]+)"[^>]*?title="([^"]*)"[^>]*>')
 _SENTENCE_END = (".", "!", "?", ":", ";", '"', "”", ")")
 
 
@@ -197,26 +194,10 @@ def read_articles(path: Path) -> Iterator[Article]:
     Returns:
         An iterator of Articles (articles with no paragraph left are skipped).
     """
-    page_id: Optional[str] = None
-    title = ""
-    lines: List[str] = []
-    try:
-        handle = lzma.open(path, "rt", encoding="utf-8")
-    except OSError as error:
-        raise InputError(f"cannot read WikiExtractor file {path}: {error}") from None
-    with handle:
-        for line in handle:
-            start = _DOC_START.match(line)
-            if start:
-                page_id, title, lines = start.group(1), html.unescape(start.group(2)), []
-            elif line.startswith("</doc>"):
-                if page_id is not None:
-                    article = parse_article(lines, page_id, title)
-                    if article is not None:
-                        yield article
-                page_id = None
-            elif page_id is not None:
-                lines.append(line.rstrip("\n"))
+    for page_id, title, lines in read_wiki_pages(path):
+        article = parse_article(lines, page_id, title)
+        if article is not None:
+            yield article
 
 
 def wiki_files(folder: Path, limit: Optional[int] = None) -> List[Path]:

@@ -23,7 +23,9 @@ import html
 import lzma
 import re
 from pathlib import Path
-from typing import Iterator, List, Optional
+from typing import Iterator, List, Optional, Tuple
+
+from coherence_metric.errors import InputError
 
 from ..documents import Document
 from .base import make_document, require_file
@@ -80,19 +82,36 @@ def read_wiki_file(path: Path) -> Iterator[Document]:
     Returns:
         An iterator of Documents.
     """
+    for page_id, title, lines in read_wiki_pages(path):
+        document = parse_article(lines, page_id, title)
+        if document is not None:
+            yield document
+
+
+def read_wiki_pages(path: Path) -> Iterator[Tuple[str, str, List[str]]]:
+    """Yield ``(page id, title, lines)`` for each ``<doc>`` block of one ``wiki_NN.xz`` file, in file order.
+
+    The raw lines (title line and headings included) are what both this reader and the DiscoEval criteria's
+    structure recovery (training/discoeval_criteria/wiki_structure.py) start from.
+
+    Raises:
+        InputError: the file cannot be opened.
+    """
     page_id: Optional[str] = None
     title = ""
     lines: List[str] = []
-    with lzma.open(path, "rt", encoding="utf-8") as handle:
+    try:
+        handle = lzma.open(path, "rt", encoding="utf-8")
+    except OSError as error:
+        raise InputError(f"cannot read WikiExtractor file {path}: {error}") from None
+    with handle:
         for line in handle:
             start = _DOC_START.match(line)
             if start:
                 page_id, title, lines = start.group(1), html.unescape(start.group(2)), []
             elif line.startswith("</doc>"):
                 if page_id is not None:
-                    document = parse_article(lines, page_id, title)
-                    if document is not None:
-                        yield document
+                    yield page_id, title, lines
                 page_id = None
             elif page_id is not None:
                 lines.append(line.rstrip("\n"))
