@@ -31,11 +31,10 @@ def test_a_missing_model_is_the_scorers_one_line_error(tmp_path):
     assert "no-such-checkpoint" in line
 
 
-def test_the_default_model_that_has_not_shipped_is_one_line():
-    from coherence_metric.registry import DEFAULT_MODEL, packaged_checkpoints
+def test_an_install_without_the_default_model_is_one_line(monkeypatch, tmp_path):
+    from coherence_metric import registry
 
-    if DEFAULT_MODEL in packaged_checkpoints():
-        pytest.skip("the default checkpoint ships in this version")
+    monkeypatch.setattr(registry, "PACKAGED_CHECKPOINTS_DIR", tmp_path)
     assert "default checkpoint has not shipped" in _one_line_error(_invoke("--suite", "probes"))
 
 

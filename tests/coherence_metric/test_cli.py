@@ -106,9 +106,12 @@ def test_bad_input_files_fail_in_one_line(runner, bert_checkpoint, tmp_path, set
     assert_one_line_error(result, str(path), *fragments)
 
 
-def test_unknown_model_and_default_fail_in_one_line(runner):
+def test_unknown_model_and_default_fail_in_one_line(runner, monkeypatch, tmp_path):
+    from coherence_metric import registry
+
     result = invoke(runner, ["score", COHERENT, "--model", "./nowhere"])
     assert_one_line_error(result, "no checkpoint folder at ./nowhere")
+    monkeypatch.setattr(registry, "PACKAGED_CHECKPOINTS_DIR", tmp_path)  # an install without the default
     assert_one_line_error(invoke(runner, ["compare", COHERENT, SHUFFLED]), "default checkpoint has not shipped yet")
 
 

@@ -39,7 +39,10 @@ def hub_cache(tmp_path, monkeypatch):
     return cache
 
 
-def test_default_fails_clearly_until_it_ships():
+def test_an_install_without_the_default_says_so_in_one_line(monkeypatch, tmp_path):
+    from coherence_metric import registry
+
+    monkeypatch.setattr(registry, "PACKAGED_CHECKPOINTS_DIR", tmp_path)  # e.g. a slim build without checkpoints
     with pytest.raises(ModelNotFoundError, match="default checkpoint has not shipped yet"):
         CoherenceScorer()
 

@@ -1,0 +1,51 @@
+"""The shipped default checkpoint: loads offline with no argument, ranks the examples, and scores reproducibly.
+
+The pinned values are the default checkpoint's scores of the two example texts; they change only when the
+checkpoint (or the maths of scoring) changes, and then the signature's fingerprint changes with them.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from coherence_metric import CoherenceScorer
+from coherence_metric.checkpoint_config import read_checkpoint_config
+from coherence_metric.registry import PACKAGED_CHECKPOINTS_DIR, resolve_model
+
+from ..conftest import EXAMPLES_DIR
+
+DEFAULT_DIR = PACKAGED_CHECKPOINTS_DIR / "default"
+PINNED_SCORES = {"coherent.txt": 0.41849, "shuffled.txt": -4.54057}
+MAX_SHIPPED_BYTES = 25 * 1024 * 1024
+
+
+@pytest.fixture(scope="module")
+def default_scorer() -> CoherenceScorer:
+    return CoherenceScorer()
+
+
+def test_the_default_ships_inside_the_package_as_a_small_delta() -> None:
+    config = read_checkpoint_config(DEFAULT_DIR)
+    assert config.flavour == "delta" and config.backbone.name_or_path == "sentence-transformers/all-MiniLM-L6-v2"
+    size = sum(path.stat().st_size for path in DEFAULT_DIR.rglob("*") if path.is_file())
+    assert size <= MAX_SHIPPED_BYTES
+    assert resolve_model("default").folder == DEFAULT_DIR
+
+
+def test_the_default_loads_without_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    result = CoherenceScorer().score(["The rain stopped. We went out. The streets were wet. Puddles shone."])
+    assert len(result.scores) == 1
+    assert "model:default@" in str(result.signature)
+
+
+def test_the_coherent_example_beats_its_shuffled_version(default_scorer: CoherenceScorer) -> None:
+    texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in PINNED_SCORES]
+    coherent, shuffled = default_scorer.score(texts).scores
+    assert coherent > shuffled
+
+
+def test_the_example_scores_are_pinned(default_scorer: CoherenceScorer) -> None:
+    texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in PINNED_SCORES]
+    scores = default_scorer.score(texts).scores
+    assert scores == pytest.approx(list(PINNED_SCORES.values()), abs=1e-4)
