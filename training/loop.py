@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
 import random
 import time
 from dataclasses import asdict, dataclass
@@ -29,6 +28,8 @@ import torch
 from torch import nn
 
 from coherence_metric.errors import InputError
+
+from .state_files import save_atomically
 
 logger = logging.getLogger("coherence_metric.training")
 
@@ -164,9 +165,7 @@ class ObjectiveLoop:
 
     def save_state(self) -> None:
         """Atomically replace the resume state."""
-        temporary = self.output_dir / (STATE_FILE + ".tmp")
-        torch.save(self.state_dict(), temporary)
-        os.replace(temporary, self.output_dir / STATE_FILE)
+        save_atomically(self.state_dict(), self.output_dir / STATE_FILE)
 
     def load_state(self) -> bool:
         """Resume from ``output_dir`` when a state file is there; returns whether it did."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import logging
 import math
-import os
 import random
 import time
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ from .objectives import (
     pairwise_margin_loss,
     select_hard_negatives,
 )
+from .state_files import save_atomically
 
 logger = logging.getLogger("coherence_metric.training")
 
@@ -346,9 +346,7 @@ class Trainer:
         """Atomically replace the resume state (a crash mid-write leaves the previous one intact)."""
         if not self.world.is_main:
             return
-        temporary = self.output_dir / (STATE_FILE + ".tmp")
-        torch.save(self.state_dict(), temporary)
-        os.replace(temporary, self.output_dir / STATE_FILE)
+        save_atomically(self.state_dict(), self.output_dir / STATE_FILE)
 
     def load_state(self) -> bool:
         """Resume from ``output_dir`` when a state file is there; returns whether it did."""

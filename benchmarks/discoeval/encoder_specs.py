@@ -130,8 +130,9 @@ def resolve_encoder(spec: Union[str, SentenceEncoder]) -> SentenceEncoder:
     return _FACTORIES[prefix](target, options)
 
 
-def _transformer_options(target: str, options: Mapping[str, str]) -> Dict[str, Any]:
-    """The keyword arguments shared by ``hf:`` and ``checkpoint:`` specs, checked."""
+def transformer_encoder_options(target: str, options: Mapping[str, str]) -> Dict[str, Any]:
+    """:class:`HuggingFaceEncoder` keyword arguments from spec options (``hf:``, ``checkpoint:`` and trained
+    transformer encoders share them); ``pooling`` is None when the spec leaves it to the encoder's default."""
     known = {"layer", "pool", "batch", "maxlen", "device", "name"}
     unknown = sorted(set(options) - known)
     if unknown:
@@ -149,7 +150,7 @@ def _transformer_options(target: str, options: Mapping[str, str]) -> Dict[str, A
 
 
 def _huggingface_factory(target: str, options: Mapping[str, str]) -> SentenceEncoder:
-    arguments = _transformer_options(target, options)
+    arguments = transformer_encoder_options(target, options)
     arguments["pooling"] = arguments["pooling"] or "cls"
     return HuggingFaceEncoder(target, **arguments)
 
@@ -158,7 +159,7 @@ def _checkpoint_factory(target: str, options: Mapping[str, str]) -> SentenceEnco
     """``checkpoint:MODEL``: the backbone of a coherence checkpoint (``default``, a folder or a Hub id)."""
     from .checkpoint_encoder import CheckpointEncoder
 
-    return CheckpointEncoder(target, **_transformer_options(target, options))
+    return CheckpointEncoder(target, **transformer_encoder_options(target, options))
 
 
 def _minilm_spec() -> str:

@@ -21,17 +21,6 @@ from coherence_metric.errors import InputError
 
 from .objective import FAMILY, MANIFEST_FILE
 
-OPTIONS = ("layer", "pool", "batch", "maxlen", "device", "name")
-
-
-def _integer(options: Mapping[str, str], key: str, folder: Path) -> Any:
-    if key not in options:
-        return None
-    try:
-        return int(options[key])
-    except ValueError:
-        raise InputError(f"encoder option {key}={options[key]!r} for {folder} must be an integer") from None
-
 
 def load_sentence_encoder(folder: Union[str, Path], options: Mapping[str, str]) -> Any:
     """A frozen sentence encoder over a CONPONO run's ``best/`` or ``final/`` folder.
@@ -46,6 +35,7 @@ def load_sentence_encoder(folder: Union[str, Path], options: Mapping[str, str]) 
     Raises:
         InputError: the folder is not a CONPONO output, or an option is unknown or malformed.
     """
+    from benchmarks.discoeval.encoder_specs import transformer_encoder_options
     from benchmarks.discoeval.encoders import HuggingFaceEncoder
 
     folder = Path(folder).expanduser()
@@ -58,20 +48,10 @@ def load_sentence_encoder(folder: Union[str, Path], options: Mapping[str, str]) 
         raise InputError(f"{manifest_path} names family {manifest.get('family')!r}, not {FAMILY!r}")
     if not (folder / "config.json").is_file():
         raise InputError(f"{folder}: no config.json; the encoder weights were not saved here")
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise InputError(f"unknown option(s) {', '.join(unknown)} for trained CONPONO encoder {folder}: "
-                         f"use {', '.join(OPTIONS)}")
-    layer_text = options.get("layer", "-1")
-    try:
-        layer: Union[int, str] = "avg" if layer_text == "avg" else int(layer_text)
-    except ValueError:
-        raise InputError(f"encoder option layer={layer_text!r} for {folder} must be an integer or 'avg'") from None
-    name = options.get("name") or f"conpono:{folder.parent.name}/{folder.name}"
-    return HuggingFaceEncoder(folder, layer=layer, pooling=options.get("pool", str(manifest.get("pooling", "mean"))),
-                              batch_size=_integer(options, "batch", folder) or 64,
-                              max_length=_integer(options, "maxlen", folder), device=options.get("device", "cpu"),
-                              display_name=name)
+    arguments = transformer_encoder_options(str(folder), options)
+    arguments["pooling"] = arguments["pooling"] or str(manifest.get("pooling", "mean"))
+    arguments["display_name"] = arguments["display_name"] or f"conpono:{folder.parent.name}/{folder.name}"
+    return HuggingFaceEncoder(folder, **arguments)
 
 
-__all__ = ["OPTIONS", "load_sentence_encoder"]
+__all__ = ["load_sentence_encoder"]
