@@ -158,6 +158,28 @@ def build_section(cls: Type[T], values: Any, where: str) -> T:
         raise InputError(f"{where}: {error}") from None
 
 
+def build_family_recipe(cls: Type[T], values: Any, where: str) -> T:
+    """A family's recipe dataclass (``family`` + dataclass-typed sections) from a parsed mapping.
+
+    Every section is built with :func:`build_section` (strict keys, typed scalars) and a ``family`` other than
+    the class's own is refused; the family's own value checks come after.
+    """
+    if not isinstance(values, dict):
+        raise InputError(f"{where} must be a mapping")
+    fields = {item.name: item for item in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    family = fields["family"].default
+    if values.get("family", family) != family:
+        raise InputError(f"{where}: family must be {family!r} for this recipe, got {values.get('family')!r}")
+    hints = typing.get_type_hints(cls)
+    values = dict(values)
+    for name in fields:
+        if dataclasses.is_dataclass(hints[name]) and values.get(name) is not None:
+            values[name] = build_section(hints[name], values[name], f"{where}: {name}")
+        elif dataclasses.is_dataclass(hints[name]):
+            values.pop(name, None)
+    return build_section(cls, values, where)
+
+
 def _typed(value: Any, annotation: Any, where: str) -> Any:
     """Check a scalar against its field's type; a number written as text (YAML 1.1 reads ``1e-3`` as a
     string) becomes a number, an int becomes a float where a float is expected, anything else is an error."""

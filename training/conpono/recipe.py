@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from coherence_metric.errors import InputError
 
-from ..config import build_section, read_recipe_mapping
+from ..config import build_family_recipe, read_recipe_mapping
 from ..data.corpora import CORPORA
 from ..data.splits import held_out_documents
 from ..loop import LoopConfig, ObjectiveLoop
@@ -93,19 +93,7 @@ class ConponoRecipe:
 
 def recipe_from_mapping(values: Dict[str, Any], where: str) -> ConponoRecipe:
     """Build and check a recipe from a parsed mapping; every error names ``where`` and the key."""
-    if not isinstance(values, dict):
-        raise InputError(f"{where} must be a mapping")
-    values = dict(values)
-    if values.get("family", FAMILY) != FAMILY:
-        raise InputError(f"{where}: family must be {FAMILY!r} for a CONPONO recipe, got {values.get('family')!r}")
-    sections = {"data": ConponoData, "model": ConponoModelConfig, "objective": ConponoObjectiveConfig,
-                "loop": LoopConfig}
-    for key, cls in sections.items():
-        if values.get(key) is not None:
-            values[key] = build_section(cls, values[key], f"{where}: {key}")
-        else:
-            values.pop(key, None)
-    recipe = build_section(ConponoRecipe, values, where)
+    recipe = build_family_recipe(ConponoRecipe, values, where)
     check_recipe(recipe, where)
     return recipe
 

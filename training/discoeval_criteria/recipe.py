@@ -14,9 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Tuple
 
-from coherence_metric.errors import InputError
-
-from ..config import build_section, read_recipe_mapping
+from ..config import build_family_recipe, read_recipe_mapping
 from ..loop import LoopConfig, ObjectiveLoop
 from ..wordvec import WordVectors
 from .data import load_examples
@@ -24,7 +22,6 @@ from .objective import DiscoEvalObjective
 from .settings import CriteriaSettings, DataSettings, ModelSettings, check_data, check_model
 
 FAMILY = "discoeval"
-_SECTIONS = {"data": DataSettings, "model": ModelSettings, "objective": CriteriaSettings, "loop": LoopConfig}
 
 
 @dataclass
@@ -44,17 +41,7 @@ def recipe_from_mapping(values: Dict[str, Any], where: str = "recipe") -> DiscoE
     Raises:
         InputError: an unknown section or key, a mistyped value, or an invalid setting, naming ``where``.
     """
-    if not isinstance(values, dict):
-        raise InputError(f"{where} must be a mapping")
-    values = dict(values)
-    if values.get("family", FAMILY) != FAMILY:
-        raise InputError(f"{where}: family must be {FAMILY!r} for this recipe, got {values.get('family')!r}")
-    for key, cls in _SECTIONS.items():
-        if values.get(key) is not None:
-            values[key] = build_section(cls, values[key], f"{where}: {key}")
-        else:
-            values.pop(key, None)
-    recipe = build_section(DiscoEvalRecipe, values, where)
+    recipe = build_family_recipe(DiscoEvalRecipe, values, where)
     check_data(recipe.data, where)
     check_model(recipe.model, where)
     recipe.objective.check(where)

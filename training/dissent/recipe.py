@@ -21,7 +21,7 @@ from typing import Any, Dict, List, Optional
 
 from coherence_metric.errors import InputError
 
-from ..config import build_section, read_recipe_mapping
+from ..config import build_family_recipe, read_recipe_mapping
 from ..loop import LoopConfig, ObjectiveLoop
 from .dataset import DEFAULT_CORPORA, ExtractionSettings, PairSet, build_pair_cache, load_pairs
 from .markers import marker_set
@@ -97,15 +97,7 @@ def recipe_from_mapping(values: Dict[str, Any], where: str) -> DisSentRecipe:
     Raises:
         InputError: an unknown key or section, a mistyped value, or an invalid choice, naming it.
     """
-    sections = {"data": DataSection, "model": ModelSection, "objective": ObjectiveSection, "loop": LoopConfig}
-    unknown = sorted(set(values) - set(sections) - {"family"})
-    if unknown:
-        raise InputError(f"{where}: unknown key {unknown[0]!r} (known: family, {', '.join(sections)})")
-    if values.get("family", "dissent") != "dissent":
-        raise InputError(f"{where}: family must be 'dissent', got {values.get('family')!r}")
-    built: Dict[str, Any] = {name: build_section(cls, values.get(name) or {}, f"{where}: {name}")
-                             for name, cls in sections.items()}
-    recipe = DisSentRecipe(**built)
+    recipe = build_family_recipe(DisSentRecipe, values, where)
     if not isinstance(recipe.data.corpora, list):
         raise InputError(f"{where}: data.corpora must be a list of corpus names")
     recipe.data.extraction().check(f"{where}: data")

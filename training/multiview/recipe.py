@@ -15,7 +15,7 @@ from typing import Any, Dict, List, Optional, Union
 
 from coherence_metric.errors import InputError
 
-from ..config import build_section, read_recipe_mapping
+from ..config import build_family_recipe, read_recipe_mapping
 from ..loop import LoopConfig, ObjectiveLoop
 from ..wordvec import DEFAULT_WORD_VECTORS, WordVectors
 from .data import SentenceStream, split_documents
@@ -94,18 +94,9 @@ def corpus_list(value: Union[List[str], str], where: str) -> List[str]:
 
 def recipe_from_mapping(values: Dict[str, Any], where: str = "recipe") -> MultiViewRecipe:
     """Build and check a recipe from a parsed mapping (YAML or a test's dict)."""
-    if not isinstance(values, dict):
-        raise InputError(f"{where} must be a mapping")
-    sections = {"data": MultiViewData, "model": MultiViewModel, "objective": MultiViewObjectiveConfig,
-                "loop": LoopConfig}
-    values = dict(values)
-    for key, cls in sections.items():
-        if values.get(key) is not None:
-            values[key] = build_section(cls, values[key], f"{where}: {key}")
-    recipe = build_section(MultiViewRecipe, values, where)
+    recipe = build_family_recipe(MultiViewRecipe, values, where)
     recipe.data.corpora = corpus_list(recipe.data.corpora, where)
     checks = [
-        (recipe.family == "multiview", f"family must be 'multiview', got {recipe.family!r}"),
         (recipe.objective.name in OBJECTIVES, f"objective.name must be one of {', '.join(OBJECTIVES)}"),
         (recipe.data.batch_size >= 2, "data.batch_size must be at least 2 (a batch is a block of sentences)"),
         (recipe.data.max_tokens >= 1, "data.max_tokens must be at least 1"),
