@@ -7,6 +7,7 @@ average. Three tasks have no train file upstream (SP/wiki, SP/arxiv, DC/wiki): t
 in every report. PDTB and RST-DT are LDC-derived: never ship their files or encodings.
 """
 
+from ..reporting.files import write_json
 from .classifiers import ClassifierResult, train_and_test
 from .encoder_specs import (
     parse_encoder_spec,
@@ -20,7 +21,7 @@ from .encoding_cache import EncodingCache, default_cache_dir
 from .features import build_features, feature_dim, segment_vectors
 from .loaders import TaskData, discoeval_data_dir, load_task
 from .published import PUBLISHED_ROWS, PublishedRow
-from .reporting import plot_groups, render_markdown, write_json, write_reports
+from .reporting import plot_groups, render_markdown, write_reports
 from .runner import DEFAULT_SEED, group_scores, run_discoeval
 from .tasks import GROUPS, SPLITS, TASKS, DiscoEvalTask, Example, get_task, select_tasks
 

@@ -7,16 +7,14 @@ imported only when a chart is drawn, through its object API (no pyplot, no globa
 
 from __future__ import annotations
 
-import json
-import logging
 import re
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
+from ..reporting.files import report_stem
+from ..reporting.files import write_reports as write_reports_files
 from .published import BERT_LARGE_PER_DOMAIN, PUBLISHED_ROWS, PublishedRow
 from .tasks import GROUPS
-
-logger = logging.getLogger("coherence_metric.benchmarks")
 
 TRAINED_ON_VALID_MARK = "†"
 CHART_ROWS = (("BERT-Base", "Chen et al. 2019, Table 2"), ("BERT-Base", "Iter et al. 2020 (CONPONO), Table 1"),
@@ -83,14 +81,6 @@ def _notes(result: Mapping[str, Any], trained_on_valid: set) -> List[str]:
     return notes
 
 
-def write_json(result: Mapping[str, Any], path: Union[str, Path]) -> Path:
-    """Write ``result`` as indented UTF-8 JSON and return the path."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(result, indent=2, ensure_ascii=False, allow_nan=False) + "\n", encoding="utf-8")
-    return path
-
-
 def plot_groups(result: Mapping[str, Any], path: Union[str, Path]) -> Path:
     """Draw our group scores beside a few published rows as a grouped bar chart (PNG).
 
@@ -149,19 +139,8 @@ def write_reports(result: Mapping[str, Any], out_dir: Union[str, Path]) -> Dict[
     Returns:
         Paths written, keyed ``json``, ``markdown`` and (if drawn) ``png``.
     """
-    folder = Path(out_dir)
-    folder.mkdir(parents=True, exist_ok=True)
-    stem = "discoeval_" + slugify(result["encoder"]["name"])
-    if result.get("limit") is not None:
-        stem += f"_limit{result['limit']}"
-    outputs = {"json": str(folder / f"{stem}.json"), "markdown": str(folder / f"{stem}.md")}
-    (folder / f"{stem}.md").write_text(render_markdown(result), encoding="utf-8")
-    try:
-        outputs["png"] = str(plot_groups(result, folder / f"{stem}.png"))
-    except ImportError:
-        logger.warning("matplotlib is not installed: no DiscoEval chart (pip install 'coherence-metric[bench]')")
-    write_json({**result, "outputs": outputs}, folder / f"{stem}.json")
-    return outputs
+    stem = report_stem("discoeval_" + slugify(result["encoder"]["name"]), result.get("limit"))
+    return write_reports_files(result, out_dir, stem, render_markdown, plot_groups)
 
 
 def slugify(text: str) -> str:
