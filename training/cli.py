@@ -120,5 +120,6 @@ def run(recipe: Path, overrides: List[str], progress: bool) -> None:
     config = load_recipe(recipe, parsed)
     result = train_recipe(config, progress=progress)
     if int(os.environ.get("RANK", "0")) == 0:
-        click.echo(f"trained {result['steps']} steps in {result['seconds']:.0f} s; best dev accuracy "
+        selected = "dev selection score" if config.objective.intrusions else "dev accuracy"
+        click.echo(f"trained {result['steps']} steps in {result['seconds']:.0f} s; best {selected} "
                    f"{result['best_dev_accuracy']:.4f}; checkpoints in {result['output_dir']}/best and /final")

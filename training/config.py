@@ -31,6 +31,9 @@ class DataConfig:
     # Most training items a corpus may contribute, e.g. {wiki: 8000}: long Wikipedia articles give ~78% of
     # all blocks, and a CPU budget sees only a few thousand. Dev is capped in the same proportion.
     source_limits: Dict[str, int] = field(default_factory=dict)
+    # Drop every train/dev document sharing a sentence of 8+ words with a benchmark test set (the paper
+    # suite, the stand-ins and the probes): duplicated wire stories and Wikipedia articles INSteD also used.
+    decontaminate: bool = False
 
 
 @dataclass
@@ -46,6 +49,10 @@ class ObjectiveConfig:
     slice: str = "random"
     slice_min_sentences: int = 4
     negatives_against: str = "base"
+    # How many of the ``negatives`` per document are intrusion negatives (one sentence swapped for the most
+    # similar sentence of another document of the same corpus, as INSteD builds its test); the rest are
+    # permutations. 0 = the paper (permutations only).
+    intrusions: int = 0
 
 
 @dataclass
@@ -212,6 +219,8 @@ def _check(config: RecipeConfig, where: str) -> None:
         (config.schedule.name in SCHEDULES, f"schedule.name must be one of {', '.join(SCHEDULES)}"),
         (config.train.save_flavour in FLAVOURS, f"train.save_flavour must be one of {', '.join(FLAVOURS)}"),
         (config.objective.negatives >= 1, "objective.negatives must be at least 1"),
+        (0 <= config.objective.intrusions < config.objective.negatives,
+         "objective.intrusions must be at least 0 and below objective.negatives (some negatives stay permutations)"),
         (config.objective.slice in ("random", "prefix"), "objective.slice must be 'random' or 'prefix'"),
         (config.objective.negatives_against in ("base", "momentum"), "objective.negatives_against: base|momentum"),
         (0.0 <= config.objective.momentum < 1.0, "objective.momentum must be in [0, 1)"),

@@ -4,27 +4,43 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, Dict, List, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from coherence_metric.model import CoherenceModel
 from coherence_metric.scorer import CoherenceScorer, TruncationWarning
 
 from .data.examples import TrainingItem
+from .data.intrusions import Intrusion, intrusion_document
 
 
 @dataclass(frozen=True)
 class DevResult:
-    """Accuracy (the positive beats all negatives, strictly), ties, and pairwise accuracy."""
+    """Accuracy (the positive beats all its permutations, strictly), ties, pairwise accuracy, and with intrusion
+    negatives the share of (positive, intrusion) pairs the positive wins."""
 
     accuracy: float
     ties: int
     pairwise_accuracy: float
     items: int
+    intrusion_accuracy: Optional[float] = None
+    intrusion_pairs: int = 0
+
+    @property
+    def selection_score(self) -> float:
+        """What picks the best checkpoint: beat-all accuracy, averaged with intrusion accuracy when measured,
+        so a run trained on both kinds of negative keeps the checkpoint that is good at both."""
+        if self.intrusion_accuracy is None:
+            return self.accuracy
+        return (self.accuracy + self.intrusion_accuracy) / 2
 
     def to_dict(self) -> Dict[str, Any]:
         """JSON-ready form for the training log."""
-        return {"dev_accuracy": self.accuracy, "dev_ties": self.ties,
-                "dev_pairwise_accuracy": self.pairwise_accuracy, "dev_items": self.items}
+        record = {"dev_accuracy": self.accuracy, "dev_ties": self.ties,
+                  "dev_pairwise_accuracy": self.pairwise_accuracy, "dev_items": self.items}
+        if self.intrusion_accuracy is not None:
+            record.update(dev_intrusion_accuracy=self.intrusion_accuracy, dev_intrusion_pairs=self.intrusion_pairs,
+                          dev_selection_score=self.selection_score)
+        return record
 
 
 def score_documents(model: CoherenceModel, tokenizer: Any, documents: Sequence[List[str]], max_length: int,
@@ -42,23 +58,33 @@ def score_documents(model: CoherenceModel, tokenizer: Any, documents: Sequence[L
 
 
 def evaluate(model: CoherenceModel, tokenizer: Any, items: Sequence[TrainingItem], negatives: int,
-             max_length: int) -> DevResult:
-    """Score each dev item's positive and its first ``negatives`` negatives; report beat-all accuracy."""
+             max_length: int, intrusions: Optional[Mapping[str, Sequence[Intrusion]]] = None) -> DevResult:
+    """Score each dev item's positive and its first ``negatives`` permutations; report beat-all accuracy.
+
+    With ``intrusions`` (item id -> intrusions), each item's intrusion negatives are scored too and reported
+    apart, so the permutation numbers stay comparable with runs trained without them.
+    """
     documents: List[List[str]] = []
     spans = []
     for item in items:
         negative_documents = item.negative_documents()[:negatives]
-        spans.append((len(documents), len(negative_documents)))
+        intruded = [intrusion_document(item, intrusion) for intrusion in (intrusions or {}).get(item.id, ())]
+        spans.append((len(documents), len(negative_documents), len(intruded)))
         documents.append(item.pos)
         documents.extend(negative_documents)
+        documents.extend(intruded)
     scores = score_documents(model, tokenizer, documents, max_length)
-    wins = ties = pair_wins = pairs = 0
-    for start, count in spans:
+    wins = ties = pair_wins = pairs = intrusion_wins = intrusion_pairs = 0
+    for start, count, intruded_count in spans:
         positive, others = scores[start], scores[start + 1 : start + 1 + count]
         hardest = max(others)
         wins += positive > hardest
         ties += positive == hardest
         pair_wins += sum(positive > other for other in others)
         pairs += len(others)
+        intruded_scores = scores[start + 1 + count : start + 1 + count + intruded_count]
+        intrusion_wins += sum(positive > other for other in intruded_scores)
+        intrusion_pairs += intruded_count
+    intrusion_accuracy = intrusion_wins / intrusion_pairs if intrusions is not None and intrusion_pairs else None
     return DevResult(accuracy=wins / len(spans), ties=ties, pairwise_accuracy=pair_wins / max(pairs, 1),
-                     items=len(spans))
+                     items=len(spans), intrusion_accuracy=intrusion_accuracy, intrusion_pairs=intrusion_pairs)

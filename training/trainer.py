@@ -32,7 +32,9 @@ from coherence_metric.runtime import autocast_context
 
 from . import distributed
 from .config import RecipeConfig
+from .data.decontamination import benchmark_sentences, contaminated_documents, drop_documents
 from .data.examples import TrainingItem
+from .data.intrusions import Intrusion, build_intrusions, intrusion_document
 from .data.storage import read_split, split_path
 from .evaluation import DevResult, evaluate, score_documents
 from .model_setup import build_model
@@ -51,6 +53,7 @@ logger = logging.getLogger("coherence_metric.training")
 
 STATE_FILE = "trainer_state.pt"
 LOG_FILE = "log.jsonl"
+INTRUSIONS_FILE = "intrusions.json"
 BEST_DIR = "best"
 FINAL_DIR = "final"
 
@@ -161,7 +164,12 @@ class Trainer:
         self.rng = random.Random(seed * 1000 + self.world.rank)
         self.model, self.tokenizer = build_model(recipe, seed)
         self.model.to(self.device)
+        self.data_notes: Dict[str, Any] = {}
         self.train_items, self.dev_items = self._load_data()
+        self.train_intrusions: Dict[str, List[Intrusion]] = {}
+        self.dev_intrusions: Optional[Dict[str, List[Intrusion]]] = None
+        if recipe.objective.intrusions:
+            self._build_intrusions()
         objective = recipe.objective
         self.momentum_encoder: Optional[MomentumEncoder] = None
         self.queue: Optional[NegativeQueue] = None
@@ -184,10 +192,13 @@ class Trainer:
         folder = Path(data.dir)
         train = list(read_split(split_path(folder, "train")))
         dev = list(read_split(split_path(folder, "dev")))
+        if data.decontaminate:
+            train, dev = self._decontaminate(train, dev)
         if data.source_limits:
             train, dev = limit_sources(train, dev, data.source_limits, self.recipe.train.seed)
         if data.train_limit:
             train = train[: data.train_limit]
+        self.dev_pool = dev  # intruders for dev items come from the whole dev split, not only the sample
         if data.dev_limit:
             dev = random.Random(self.recipe.train.seed).sample(dev, min(data.dev_limit, len(dev)))
         if not train or not dev:
@@ -196,6 +207,49 @@ class Trainer:
         if short:
             raise InputError(f"{folder}: {short} training items have no negatives")
         return train, dev
+
+    def _decontaminate(self, train: List[TrainingItem], dev: List[TrainingItem]
+                       ) -> Tuple[List[TrainingItem], List[TrainingItem]]:
+        """Drop the train/dev documents that share a sentence with a benchmark test set (``data.decontaminate``)."""
+        contaminated = contaminated_documents([*train, *dev], benchmark_sentences("all"))
+        train, dropped_train = drop_documents(train, contaminated)
+        dev, dropped_dev = drop_documents(dev, contaminated)
+        per_test_set: Dict[str, int] = {}
+        for names in contaminated.values():
+            for name in names:
+                per_test_set[name] = per_test_set.get(name, 0) + 1
+        self.data_notes["decontamination"] = {
+            "documents": len(contaminated), "train_items_dropped": dropped_train, "dev_items_dropped": dropped_dev,
+            "documents_per_test_set": dict(sorted(per_test_set.items()))}
+        logger.info("decontamination: %d documents share a sentence with a test set; dropped %d train, %d dev items",
+                    len(contaminated), dropped_train, dropped_dev)
+        return train, dev
+
+    def _build_intrusions(self) -> None:
+        """Intrusion negatives for the training items and the dev sample, read from ``output_dir`` when a
+        previous start of this run built them (building takes minutes on a CPU)."""
+        per_item, seed = self.recipe.objective.intrusions, self.recipe.train.seed
+        path = self.output_dir / INTRUSIONS_FILE
+        key = {"per_item": per_item, "seed": seed, "train": [item.id for item in self.train_items],
+               "dev": [item.id for item in self.dev_items]}
+        if path.is_file():
+            cached = json.loads(path.read_text(encoding="utf-8"))
+            if cached.get("key") == key:
+                self.train_intrusions = {item_id: [tuple(x) for x in found] for item_id, found in cached["train"].items()}
+                self.dev_intrusions = {item_id: [tuple(x) for x in found] for item_id, found in cached["dev"].items()}
+                return
+        started = time.perf_counter()
+        self.train_intrusions = build_intrusions(self.train_items, per_item, seed)
+        dev_ids = {item.id for item in self.dev_items}
+        self.dev_intrusions = {item_id: found for item_id, found in build_intrusions(self.dev_pool, per_item, seed).items()
+                               if item_id in dev_ids}
+        logger.info("intrusion negatives built in %.0f s", time.perf_counter() - started)
+        if self.world.is_main:
+            self.output_dir.mkdir(parents=True, exist_ok=True)
+            record = {"key": key, "train": self.train_intrusions, "dev": self.dev_intrusions}
+            temporary = path.with_suffix(".tmp")
+            temporary.write_text(json.dumps(record), encoding="utf-8")
+            temporary.replace(path)
 
     def _order(self, epoch: int) -> List[int]:
         order = list(range(len(self.train_items)))
@@ -219,20 +273,27 @@ class Trainer:
 
     # ------------------------------------------------------------------------------------------ negatives
 
+    def permutations_per_document(self) -> int:
+        """How many of the N negatives are permutations (the rest are intrusions)."""
+        return self.recipe.objective.negatives - self.recipe.objective.intrusions
+
     def negatives_for(self, position: int, item: TrainingItem, epoch: int) -> List[List[str]]:
-        """The N negatives this document trains with: mined ones, or the epoch's own slice of candidates.
+        """The N negatives this document trains with: permutations (mined ones, or the epoch's own slice of
+        candidates), then the item's intrusion negatives when ``objective.intrusions`` asks for them.
 
         Without mining, pass e over the data takes candidates [eN, (e+1)N), so repeats of a document
         never reuse a negative (the paper's uniqueness rule) while candidates last.
         """
-        count = self.recipe.objective.negatives
+        count = self.permutations_per_document()
         if position in self.mined:
             chosen = self.mined[position]
         else:
             available = len(item.negs)
             start = (epoch * count) % max(available, 1)
             chosen = [(start + offset) % available for offset in range(min(count, available))]
-        return [[item.pos[index] for index in item.negs[choice]] for choice in chosen]
+        negatives = [[item.pos[index] for index in item.negs[choice]] for choice in chosen]
+        intrusions = self.train_intrusions.get(item.id, [])[: self.recipe.objective.intrusions]
+        return negatives + [intrusion_document(item, intrusion) for intrusion in intrusions]
 
     def mine_chunk(self, step: int) -> None:
         """Algorithm 1: rank the ``candidates`` negatives of the documents of the next ``every`` steps with the
@@ -253,7 +314,7 @@ class Trainer:
             documents.extend(candidates)
         scores = score_documents(self.model, self.tokenizer, documents, self.recipe.max_length)
         self.model.train()
-        self.mined = {position: select_hard_negatives(scores[start : start + count], self.recipe.objective.negatives)
+        self.mined = {position: select_hard_negatives(scores[start : start + count], self.permutations_per_document())
                       for position, start, count in spans}
         self.mined_chunk = chunk
 
@@ -372,10 +433,10 @@ class Trainer:
     def evaluate_and_keep_best(self) -> DevResult:
         """Dev accuracy now; a new best is saved to ``best/`` (rank 0 only)."""
         result = evaluate(self.model, self.tokenizer, self.dev_items, self.recipe.objective.negatives,
-                          self.recipe.max_length)
+                          self.recipe.max_length, intrusions=self.dev_intrusions)
         self.model.train()
-        if result.accuracy > self.best_accuracy:
-            self.best_accuracy = result.accuracy
+        if result.selection_score > self.best_accuracy:
+            self.best_accuracy = result.selection_score
             self.save_model(self.output_dir / BEST_DIR)
         self._log({"step": self.step, **result.to_dict(), "best_dev_accuracy": self.best_accuracy})
         return result
@@ -400,6 +461,8 @@ class Trainer:
         if self.world.is_main:
             (self.output_dir / "recipe.json").write_text(json.dumps(self.recipe.to_dict(), indent=2))
             logger.info("%s at step %d of %d", "resuming" if resumed else "starting", self.step, total)
+            if self.data_notes and not resumed:
+                self._log({"step": self.step, **self.data_notes})
             if not resumed:
                 self._evaluate_on_main()
         started, first_step = time.perf_counter(), self.step

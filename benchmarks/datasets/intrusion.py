@@ -14,7 +14,7 @@ import math
 import random
 import re
 from collections import Counter
-from typing import Optional, Sequence
+from typing import NamedTuple, Optional, Sequence
 
 from coherence_metric.errors import InputError
 
@@ -86,6 +86,55 @@ def _check_documents(documents: Sequence[Sequence[str]], document_ids: Optional[
     return ids
 
 
+class Intruder(NamedTuple):
+    """The sentence chosen to replace a host sentence: where it comes from and how similar it is."""
+
+    doc_index: int
+    sentence_index: int
+    sentence: str
+    similarity: float
+
+
+class IntruderFinder:
+    """Finds, for any sentence of a corpus, the most similar sentence of *another* document (INSteD's rule).
+
+    Built once per corpus (one TF-IDF matrix over all sentences), then queried per (document, position):
+    the benchmark's NEWS-INTRUSION builder and the trainer's intrusion negatives share it, so a model is
+    trained on exactly the kind of negative the stand-in test measures (from other documents' splits).
+
+    Args:
+        documents: the corpus, each document a list of sentences; all of them supply intruders.
+        max_similarity: candidates this similar or more count as copies, not intruders.
+    """
+
+    def __init__(self, documents: Sequence[Sequence[str]], max_similarity: float = MAX_SIMILARITY) -> None:
+        import numpy as np
+
+        self.documents = documents
+        self.max_similarity = max_similarity
+        self.sentences = [sentence for document in documents for sentence in document]
+        self.owner = np.repeat(np.arange(len(documents)), [len(document) for document in documents])
+        self.starts = np.concatenate([[0], np.cumsum([len(document) for document in documents])]).astype(np.int64)
+        self.matrix = _tfidf_rows(self.sentences) if self.sentences else None
+        text_id: dict[str, int] = {}
+        self.text_ids = np.fromiter(
+            (text_id.setdefault(_normalise(sentence), len(text_id)) for sentence in self.sentences), dtype=np.int64
+        )
+
+    def find(self, doc_index: int, position: int) -> Optional[Intruder]:
+        """Return the intruder for sentence ``position`` of document ``doc_index``, or None when no sentence of
+        another document shares a word with it without being a copy (of it or of a host sentence)."""
+        if self.matrix is None:
+            return None
+        start, end = int(self.starts[doc_index]), int(self.starts[doc_index + 1])
+        found = _most_similar_foreign(self.matrix, start + position, (start, end), self.text_ids, self.max_similarity)
+        if found is None:
+            return None
+        best, similarity = found
+        source_doc = int(self.owner[best])
+        return Intruder(source_doc, best - int(self.starts[source_doc]), self.sentences[best], similarity)
+
+
 def build_intrusion_pairs(
     documents: Sequence[Sequence[str]],
     rng: random.Random,
@@ -112,37 +161,22 @@ def build_intrusion_pairs(
         PairItems with the original as ``pos``; ``meta`` gives the position, the replaced sentence, the
         intruder's document id and sentence index, and the similarity.
     """
-    import numpy as np
-
     ids = _check_documents(documents, document_ids)
     if min_sentences < 2:
         raise InputError(f"min_sentences must be at least 2 (the first sentence is kept), got {min_sentences}")
-    sentences = [sentence for document in documents for sentence in document]
-    owner = np.repeat(np.arange(len(documents)), [len(document) for document in documents])
-    if not sentences:
-        return []
-    matrix = _tfidf_rows(sentences)
-    text_id: dict[str, int] = {}
-    text_ids = np.fromiter(
-        (text_id.setdefault(_normalise(sentence), len(text_id)) for sentence in sentences), dtype=np.int64
-    )
-    starts = np.concatenate([[0], np.cumsum([len(document) for document in documents])])
-
+    finder = IntruderFinder(documents, max_similarity)
     items: list[PairItem] = []
     skipped = 0
     for doc_index, document in enumerate(documents):
         if len(document) < min_sentences:
             continue
         position = rng.randrange(1, len(document))
-        start, end = int(starts[doc_index]), int(starts[doc_index + 1])
-        found = _most_similar_foreign(matrix, start + position, (start, end), text_ids, max_similarity)
-        if found is None:
+        intruder = finder.find(doc_index, position)
+        if intruder is None:
             skipped += 1
             continue
-        best, similarity = found
-        source_doc = int(owner[best])
         negative = list(document)
-        negative[position] = sentences[best]
+        negative[position] = intruder.sentence
         items.append(
             PairItem(
                 id=f"{ids[doc_index]}/intrusion-{position}",
@@ -152,9 +186,9 @@ def build_intrusion_pairs(
                     "doc_id": ids[doc_index],
                     "position": position,
                     "replaced": document[position],
-                    "intruder_doc_id": ids[source_doc],
-                    "intruder_sentence_index": best - int(starts[source_doc]),
-                    "similarity": similarity,
+                    "intruder_doc_id": ids[intruder.doc_index],
+                    "intruder_sentence_index": intruder.sentence_index,
+                    "similarity": intruder.similarity,
                 },
             )
         )

@@ -19,6 +19,15 @@ def test_recipe_parses(name):
     assert recipe.objective.name == name.split("-")[-1]
 
 
+def test_the_intrusion_recipe_differs_from_the_cpu_default_only_where_it_says():
+    base = load_recipe(CONFIGS / "cpu-minilm-full.yaml").to_dict()
+    intrusion = load_recipe(CONFIGS / "cpu-minilm-intrusion.yaml").to_dict()
+    assert (intrusion["objective"]["intrusions"], intrusion["data"]["decontaminate"]) == (2, True)
+    for recipe in (base, intrusion):
+        recipe["objective"]["intrusions"], recipe["data"]["decontaminate"], recipe["output_dir"] = (0, False, "x")
+    assert intrusion == base
+
+
 def test_paper_full_has_the_papers_values():
     recipe = load_recipe(CONFIGS / "paper-full.yaml")
     assert (recipe.objective.negatives, recipe.objective.queue_size, recipe.objective.momentum,

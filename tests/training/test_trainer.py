@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-from itertools import islice
 from pathlib import Path
 
 import pytest
@@ -17,27 +16,6 @@ from training.config import recipe_from_dict
 from training.trainer import Trainer, read_log
 
 from ..conftest import REPO_DIR
-
-
-@pytest.fixture(scope="session")
-def tiny_training_data(shared_data, tiny_bert_dir, tmp_path_factory) -> Path:
-    """16 train and 8 dev items built the paper's way from the first Lee ABC news documents."""
-    from training.data.corpora import CORPORA
-    from training.data.examples import ExampleConfig, build_items
-    from training.data.storage import split_path, write_split
-    from training.data.tokens import TokenCounter, load_tokenizer
-
-    counter = TokenCounter(load_tokenizer(str(tiny_bert_dir)))
-    config = ExampleConfig(max_tokens=100, negatives=8, seed=1)
-    items = []
-    for document in islice(CORPORA["lee"].documents(), 80):
-        items.extend(build_items(document, config, counter))
-        if len(items) >= 24:
-            break
-    folder = tmp_path_factory.mktemp("training-data")
-    write_split(items[:16], split_path(folder, "train"))
-    write_split(items[16:24], split_path(folder, "dev"))
-    return folder
 
 
 def recipe(data_dir: Path, backbone: Path, output_dir: Path, objective: str = "full", **sections):

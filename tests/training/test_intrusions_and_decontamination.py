@@ -1,0 +1,120 @@
+"""Intrusion negatives (built the INSteD way) and the removal of documents that share text with a test set."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from coherence_metric import InputError
+from training.data.decontamination import contaminated_documents, drop_documents, sentence_key
+from training.data.examples import TrainingItem
+from training.data.intrusions import build_intrusions, intrusion_document
+from training.data.storage import read_split, split_path, write_split
+from training.trainer import INTRUSIONS_FILE, Trainer, read_log
+
+from training.config import recipe_from_dict
+
+from .test_trainer import recipe
+
+
+def with_objective(config, **values):
+    """The test recipe with objective settings changed (``recipe()`` takes the objective's name only)."""
+    mapping = config.to_dict()
+    mapping["objective"].update(values)
+    return recipe_from_dict(mapping)
+
+
+def item(doc_id: str, block: int, sentences, source: str = "news") -> TrainingItem:
+    return TrainingItem(id=f"{doc_id}#{block}", doc_id=doc_id, source=source, pos=list(sentences),
+                        negs=[list(reversed(range(len(sentences))))], tokens=10)
+
+
+CORPUS = [
+    item("a", 0, ["Cats sleep.", "The cat chased a red ball across the kitchen.", "Then it slept."]),
+    item("a", 1, ["The cat chased a red ball again.", "Dogs bark.", "Birds sing."]),  # same document, block 2
+    item("b", 0, ["Markets fell.", "A red ball rolled across the kitchen floor.", "Traders sold shares."]),
+    item("c", 0, ["Rain fell.", "Farmers planted wheat.", "The harvest was good."]),
+    item("z", 0, ["The cat chased a red ball across the yard.", "Nothing else.", "End."], source="other"),
+]
+
+
+def test_the_intruder_is_the_most_similar_sentence_of_another_document_of_the_same_corpus():
+    found = build_intrusions(CORPUS, per_item=2, seed=7)
+    assert set(found) == {entry.id for entry in CORPUS}
+    position_of = {entry.id: dict(found[entry.id]) for entry in CORPUS}
+    # a#0's kitchen sentence: its closest match in a#1 is the same document, and z is another corpus
+    assert position_of["a#0"][1] == "A red ball rolled across the kitchen floor."
+    for entry in CORPUS:
+        positions = [position for position, _ in found[entry.id]]
+        assert 0 not in positions and len(set(positions)) == len(positions) <= 2
+        own_document = {s for other in CORPUS if other.doc_id == entry.doc_id for s in other.pos}
+        assert not {sentence for _, sentence in found[entry.id]} & own_document
+    assert found["z#0"] == []  # alone in its corpus: nothing foreign to draw from
+    assert build_intrusions(CORPUS, per_item=2, seed=7) == found  # seeded
+    assert build_intrusions(CORPUS, per_item=0, seed=7) == {}
+
+
+def test_an_intrusion_document_swaps_exactly_one_sentence():
+    document = intrusion_document(CORPUS[0], (1, "A red ball rolled across the kitchen floor."))
+    assert document == ["Cats sleep.", "A red ball rolled across the kitchen floor.", "Then it slept."]
+    assert CORPUS[0].pos[1] == "The cat chased a red ball across the kitchen."  # the item is untouched
+
+
+def test_documents_sharing_a_long_sentence_with_a_test_set_are_found_and_dropped():
+    from training.data.decontamination import benchmark_sentences
+
+    probe_sentences = benchmark_sentences("probes")  # the real probe sets, read from ../shared/data
+    shared = "Pittsburg High School in Pittsburg, Contra Costa County, California is a suburban school serving all of Pittsburg."
+    assert sentence_key(shared) in probe_sentences
+    items = [item("wiki:1", 0, ["Intro.", shared.upper(), "More."]), item("wiki:1", 1, ["Other block.", "x", "y"]),
+             item("wiki:2", 0, ["It has been in operation since 1924.", "Short.", "Lines."])]  # 7 words: chance
+    found = contaminated_documents(items, probe_sentences)
+    assert set(found) == {"wiki:1"} and all(name.startswith("PROBE-") for name in found["wiki:1"])
+    kept, dropped = drop_documents(items, found)
+    assert [entry.id for entry in kept] == ["wiki:2#0"] and dropped == 2  # every block of the document goes
+
+
+def test_training_with_intrusion_negatives(tiny_training_data, tiny_bert_dir, tmp_path):
+    config = with_objective(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "intr"), negatives=3, intrusions=1)
+    trainer = Trainer(config, progress=False)
+    position = trainer.stream_position(0, 0)
+    entry, epoch = trainer.item_at(position)
+    negatives = trainer.negatives_for(position, entry, epoch)
+    assert len(negatives) == 3
+    *permutations, intruded = negatives
+    assert all(sorted(negative) == sorted(entry.pos) for negative in permutations)
+    assert sum(a != b for a, b in zip(intruded, entry.pos)) == 1 and len(intruded) == len(entry.pos)
+    trainer.run()
+    evaluations = [record for record in read_log(tmp_path / "intr") if "dev_accuracy" in record]
+    assert all(0.0 <= record["dev_intrusion_accuracy"] <= 1.0 and record["dev_intrusion_pairs"] > 0
+               for record in evaluations)
+    assert all(record["dev_selection_score"] == pytest.approx(
+        (record["dev_accuracy"] + record["dev_intrusion_accuracy"]) / 2) for record in evaluations)
+    assert max(record["dev_selection_score"] for record in evaluations) == evaluations[-1]["best_dev_accuracy"]
+    stored = json.loads((tmp_path / "intr" / INTRUSIONS_FILE).read_text())
+    assert stored["train"] == {key: [list(x) for x in value] for key, value in trainer.train_intrusions.items()}
+    resumed = Trainer(config, progress=False)  # a restart reads the built negatives back
+    assert resumed.train_intrusions == {key: [tuple(x) for x in value] for key, value in stored["train"].items()}
+
+
+def test_decontaminated_training_drops_a_document_holding_benchmark_text(tiny_training_data, tiny_bert_dir, tmp_path):
+    shared = "Pittsburg High School in Pittsburg, Contra Costa County, California is a suburban school serving all of Pittsburg."
+    train = list(read_split(split_path(tiny_training_data, "train")))
+    leaked = TrainingItem(id="leak#0", doc_id="leak", source=train[0].source, pos=["A start.", shared, "An end.", "Done."],
+                          negs=[[3, 2, 1, 0]], tokens=40)
+    folder = tmp_path / "data"
+    folder.mkdir()
+    write_split([*train, leaked], split_path(folder, "train"))
+    write_split(list(read_split(split_path(tiny_training_data, "dev"))), split_path(folder, "dev"))
+    trainer = Trainer(recipe(folder, tiny_bert_dir, tmp_path / "clean", data={"decontaminate": True}), progress=False)
+    assert "leak#0" not in {entry.id for entry in trainer.train_items}
+    notes = trainer.data_notes["decontamination"]
+    # the real Lee slice holds a copy of a held-out news story too: it goes as well, and is counted
+    assert len(trainer.train_items) == len(train) + 1 - notes["train_items_dropped"]
+    assert notes["documents_per_test_set"]["PROBE-to_negation"] >= 1
+
+
+def test_intrusions_must_leave_room_for_permutations(tiny_training_data, tiny_bert_dir, tmp_path):
+    with pytest.raises(InputError, match="objective.intrusions must be at least 0 and below objective.negatives"):
+        with_objective(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "x"), intrusions=2)
