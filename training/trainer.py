@@ -14,6 +14,7 @@ restores it); the best checkpoint kept by dev accuracy; seeded everything; a mul
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -31,7 +32,7 @@ from coherence_metric.errors import InputError
 from coherence_metric.runtime import autocast_context
 
 from . import distributed
-from .config import RecipeConfig
+from .config import ObjectiveConfig, RecipeConfig
 from .data.decontamination import benchmark_sentences, contaminated_documents, drop_documents
 from .data.examples import TrainingItem
 from .data.intrusions import Intrusion, build_intrusions, intrusion_document
@@ -415,7 +416,9 @@ class Trainer:
         if not path.is_file():
             return False
         state = torch.load(path, map_location=self.device, weights_only=False)  # our own file
-        if state["recipe"]["objective"] != self.recipe.to_dict()["objective"]:
+        # keys added to the objective since the state was written take their defaults (e.g. intrusions: 0)
+        stored_objective = {**dataclasses.asdict(ObjectiveConfig()), **state["recipe"]["objective"]}
+        if stored_objective != self.recipe.to_dict()["objective"]:
             raise InputError(f"{path} was written by a run with another objective: use a new output_dir")
         self.model.load_state_dict(state["model"])
         if self.momentum_encoder is not None:

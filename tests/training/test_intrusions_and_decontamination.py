@@ -118,3 +118,19 @@ def test_decontaminated_training_drops_a_document_holding_benchmark_text(tiny_tr
 def test_intrusions_must_leave_room_for_permutations(tiny_training_data, tiny_bert_dir, tmp_path):
     with pytest.raises(InputError, match="objective.intrusions must be at least 0 and below objective.negatives"):
         with_objective(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "x"), intrusions=2)
+
+
+def test_a_state_written_before_intrusions_existed_still_resumes(tiny_training_data, tiny_bert_dir, tmp_path):
+    import torch
+
+    output = tmp_path / "old"
+    Trainer(recipe(tiny_training_data, tiny_bert_dir, output, "contrastive", train={"max_steps": 2}),
+            progress=False).run()
+    state = torch.load(output / "trainer_state.pt", weights_only=False)
+    del state["recipe"]["objective"]["intrusions"]  # the key older versions did not write
+    torch.save(state, output / "trainer_state.pt")
+    resumed = Trainer(recipe(tiny_training_data, tiny_bert_dir, output, "contrastive"), progress=False)
+    assert resumed.run()["steps"] == 4
+    with pytest.raises(InputError, match="another objective"):
+        Trainer(with_objective(recipe(tiny_training_data, tiny_bert_dir, output, "contrastive"), intrusions=1),
+                progress=False).run()
