@@ -48,7 +48,7 @@ from .objectives import (
     pairwise_margin_loss,
     select_hard_negatives,
 )
-from .state_files import save_atomically
+from .state_files import save_atomically, write_text_atomically
 
 logger = logging.getLogger("coherence_metric.training")
 
@@ -248,9 +248,7 @@ class Trainer:
         if self.world.is_main:
             self.output_dir.mkdir(parents=True, exist_ok=True)
             record = {"key": key, "train": self.train_intrusions, "dev": self.dev_intrusions}
-            temporary = path.with_suffix(".tmp")
-            temporary.write_text(json.dumps(record), encoding="utf-8")
-            temporary.replace(path)
+            write_text_atomically(json.dumps(record), path)
 
     def _order(self, epoch: int) -> List[int]:
         order = list(range(len(self.train_items)))
