@@ -236,14 +236,15 @@ class Trainer:
         if path.is_file():
             cached = json.loads(path.read_text(encoding="utf-8"))
             if cached.get("key") == key:
-                self.train_intrusions = {item_id: [tuple(x) for x in found] for item_id, found in cached["train"].items()}
-                self.dev_intrusions = {item_id: [tuple(x) for x in found] for item_id, found in cached["dev"].items()}
+                self.train_intrusions, self.dev_intrusions = (
+                    {item_id: [(position, sentence) for position, sentence in found]
+                     for item_id, found in cached[split].items()} for split in ("train", "dev"))
                 return
         started = time.perf_counter()
         self.train_intrusions = build_intrusions(self.train_items, per_item, seed)
         dev_ids = {item.id for item in self.dev_items}
-        self.dev_intrusions = {item_id: found for item_id, found in build_intrusions(self.dev_pool, per_item, seed).items()
-                               if item_id in dev_ids}
+        dev_pool_intrusions = build_intrusions(self.dev_pool, per_item, seed)
+        self.dev_intrusions = {item_id: found for item_id, found in dev_pool_intrusions.items() if item_id in dev_ids}
         logger.info("intrusion negatives built in %.0f s", time.perf_counter() - started)
         if self.world.is_main:
             self.output_dir.mkdir(parents=True, exist_ok=True)

@@ -7,15 +7,18 @@ import json
 import pytest
 
 from coherence_metric import InputError
+from training.config import recipe_from_dict
 from training.data.decontamination import contaminated_documents, drop_documents, sentence_key
 from training.data.examples import TrainingItem
 from training.data.intrusions import build_intrusions, intrusion_document
 from training.data.storage import read_split, split_path, write_split
 from training.trainer import INTRUSIONS_FILE, Trainer, read_log
 
-from training.config import recipe_from_dict
-
 from .test_trainer import recipe
+
+#: A sentence of the PROBE-to_negation set (../shared/data), 8+ words: a document holding it is contaminated.
+PROBE_SENTENCE = ("Pittsburg High School in Pittsburg, Contra Costa County, California is a suburban school "
+                  "serving all of Pittsburg.")
 
 
 def with_objective(config, **values):
@@ -65,7 +68,7 @@ def test_documents_sharing_a_long_sentence_with_a_test_set_are_found_and_dropped
     from training.data.decontamination import benchmark_sentences
 
     probe_sentences = benchmark_sentences("probes")  # the real probe sets, read from ../shared/data
-    shared = "Pittsburg High School in Pittsburg, Contra Costa County, California is a suburban school serving all of Pittsburg."
+    shared = PROBE_SENTENCE
     assert sentence_key(shared) in probe_sentences
     items = [item("wiki:1", 0, ["Intro.", shared.upper(), "More."]), item("wiki:1", 1, ["Other block.", "x", "y"]),
              item("wiki:2", 0, ["It has been in operation since 1924.", "Short.", "Lines."])]  # 7 words: chance
@@ -99,10 +102,10 @@ def test_training_with_intrusion_negatives(tiny_training_data, tiny_bert_dir, tm
 
 
 def test_decontaminated_training_drops_a_document_holding_benchmark_text(tiny_training_data, tiny_bert_dir, tmp_path):
-    shared = "Pittsburg High School in Pittsburg, Contra Costa County, California is a suburban school serving all of Pittsburg."
+    shared = PROBE_SENTENCE
     train = list(read_split(split_path(tiny_training_data, "train")))
-    leaked = TrainingItem(id="leak#0", doc_id="leak", source=train[0].source, pos=["A start.", shared, "An end.", "Done."],
-                          negs=[[3, 2, 1, 0]], tokens=40)
+    leaked = TrainingItem(id="leak#0", doc_id="leak", source=train[0].source,
+                          pos=["A start.", shared, "An end.", "Done."], negs=[[3, 2, 1, 0]], tokens=40)
     folder = tmp_path / "data"
     folder.mkdir()
     write_split([*train, leaked], split_path(folder, "train"))
