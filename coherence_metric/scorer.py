@@ -67,8 +67,9 @@ class CoherenceScorer:
         dtype: ``fp32`` (default), ``bf16`` (autocast; CPU or GPU) or ``fp16`` (GPU only).
         batch_size: most texts per forward pass.
         max_length: most tokens per text; None takes the checkpoint's. Longer texts follow ``truncation``.
-        truncation: ``"warn"`` (cut, one warning per call, count in the result), ``"error"``, or
-            ``"window"`` (overlapping sentence windows, scores averaged).
+        truncation: ``"window"`` (the default: overlapping sentence windows, scores averaged, so every
+            sentence counts), ``"warn"`` (cut at ``max_length``, one warning per call, count in the result;
+            what the paper's code does) or ``"error"``.
         revision: Hub revision when ``model`` is a repo id.
         local_files_only: never touch the network (``HF_HUB_OFFLINE=1`` does the same).
         max_tokens_per_batch: padded tokens per forward pass, bounding memory for long texts.
@@ -82,7 +83,7 @@ class CoherenceScorer:
         dtype: Optional[str] = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
         max_length: Optional[int] = None,
-        truncation: str = "warn",
+        truncation: str = "window",
         revision: Optional[str] = None,
         local_files_only: bool = False,
         max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
@@ -110,7 +111,7 @@ class CoherenceScorer:
         dtype: Optional[str] = None,
         batch_size: int = DEFAULT_BATCH_SIZE,
         max_length: Optional[int] = None,
-        truncation: str = "warn",
+        truncation: str = "window",
         max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
     ) -> "CoherenceScorer":
         """A scorer over an in-memory model (training's dev evaluation, the untrained-head baseline).
@@ -205,7 +206,9 @@ class CoherenceScorer:
         if encoded.n_truncated:
             warnings.warn(
                 f"{encoded.n_truncated} of {len(joined)} texts were longer than max_length={self.max_length} "
-                "tokens and were cut; use truncation='window' to score them whole",
+                "tokens and were cut"
+                + ("; use truncation='window' to score them whole" if self.truncation == "warn"
+                   else " (a single sentence longer than max_length)"),
                 TruncationWarning,
                 stacklevel=2,
             )

@@ -25,8 +25,10 @@ def model_options(function: Callable[..., Any]) -> Callable[..., Any]:
                      help="Most texts per forward pass."),
         click.option("--max-length", type=click.IntRange(min=8), default=None,
                      help="Most tokens per text [default: the checkpoint's]."),
-        click.option("--truncation", type=click.Choice(["warn", "error", "window"]), default="warn",
-                     show_default=True, help="What to do with texts over --max-length."),
+        click.option("--truncation", type=click.Choice(["window", "warn", "error"]), default="window",
+                     show_default=True,
+                     help="Texts over --max-length: window = score overlapping sentence windows and average "
+                          "them; warn = cut them (the paper's behaviour) and warn; error = refuse them."),
         click.option("--offline", is_flag=True, help="Never use the network (same as HF_HUB_OFFLINE=1)."),
     ]
     for decorator in reversed(decorators):

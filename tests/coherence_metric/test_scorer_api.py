@@ -59,7 +59,7 @@ def test_signature_names_everything_that_changes_a_number(bert_checkpoint):
     import transformers
 
     signature = str(CoherenceScorer(str(bert_checkpoint), max_length=64).signature)
-    for part in ("coherence-metric:0.1.0", "model:local:bert-full@", "pool:mean", "maxlen:64", "trunc:warn",
+    for part in ("coherence-metric:0.1.0", "model:local:bert-full@", "pool:mean", "maxlen:64", "trunc:window",
                  "dtype:fp32", f"transformers:{transformers.__version__}", f"torch:{torch.__version__.split('+')[0]}"):
         assert part in signature
     # the fingerprint is the checkpoint's content hash: same bytes, same signature

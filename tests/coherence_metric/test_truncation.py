@@ -68,6 +68,26 @@ def test_window_policy_averages_window_scores(bert_checkpoint):
     assert result.scores[0] == pytest.approx(sum(window_scores) / len(window_scores), abs=1e-5)
 
 
+def test_long_texts_are_scored_whole_by_default(bert_checkpoint):
+    """A sentence past max_length must still change the score: the default windows, it never cuts silently."""
+    scorer = CoherenceScorer(str(bert_checkpoint), max_length=40)
+    assert scorer.truncation == "window"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TruncationWarning)
+        result = scorer.score([LONG_TEXT, " ".join(SENTENCES[:-1] + ["Stock markets closed higher on Friday."])])
+    assert (result.n_windowed, result.n_truncated) == (2, 0)
+    assert result.scores[0] != pytest.approx(result.scores[1], abs=1e-7)
+    assert "trunc:window" in str(result.signature)
+
+
+def test_a_sentence_longer_than_a_window_is_cut_and_said_so(bert_checkpoint):
+    scorer = CoherenceScorer(str(bert_checkpoint), max_length=24)
+    endless = "The river rose " + "and rose " * 30 + "until morning."
+    with pytest.warns(TruncationWarning, match=r"1 of 1 texts .* \(a single sentence longer than max_length\)"):
+        result = scorer.score([endless + " " + SHORT_TEXT])
+    assert result.n_truncated == 1
+
+
 def test_window_policy_uses_given_sentences(bert_checkpoint):
     scorer = CoherenceScorer(str(bert_checkpoint), max_length=40, truncation="window")
     as_list = scorer.score([SENTENCES]).scores[0]

@@ -12,7 +12,8 @@ from training.config import load_recipe
 CONFIGS = Path(__file__).resolve().parents[2] / "training" / "configs"
 
 
-@pytest.mark.parametrize("name", ["paper-pairwise", "paper-contrastive", "paper-full", "cpu-minilm-full"])
+@pytest.mark.parametrize("name", ["paper-pairwise", "paper-contrastive", "paper-full", "cpu-minilm-full",
+                                  "cpu-minilm-pairwise", "cpu-minilm-contrastive"])
 def test_recipe_parses(name):
     recipe = load_recipe(CONFIGS / f"{name}.yaml")
     assert recipe.objective.margin == 0.1
@@ -26,6 +27,20 @@ def test_the_intrusion_recipe_differs_from_the_cpu_default_only_where_it_says():
     for recipe in (base, intrusion):
         recipe["objective"]["intrusions"], recipe["data"]["decontaminate"], recipe["output_dir"] = (0, False, "x")
     assert intrusion == base
+
+
+@pytest.mark.parametrize("arm, negatives", [("pairwise", 1), ("contrastive", 5)])
+def test_the_ablation_arms_are_the_cpu_default_cut_at_its_step_2500(arm, negatives):
+    """The Table 1 ablation compares objectives only: same data, seed and learning-rate schedule as the full run."""
+    base = load_recipe(CONFIGS / "cpu-minilm-full.yaml").to_dict()
+    ablation = load_recipe(CONFIGS / f"cpu-minilm-{arm}.yaml").to_dict()
+    assert (ablation["objective"]["name"], ablation["objective"]["negatives"]) == (arm, negatives)
+    assert (ablation["mining"]["enabled"], ablation["train"]["max_steps"]) == (False, 2500)
+    for recipe in (base, ablation):
+        for key in ("objective", "mining", "output_dir"):
+            recipe.pop(key)
+        recipe["train"].pop("max_steps")
+    assert ablation == base
 
 
 def test_paper_full_has_the_papers_values():
