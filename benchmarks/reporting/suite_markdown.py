@@ -117,6 +117,11 @@ def _test_set_notes(result: Mapping[str, Any]) -> list[str]:
         if truncated:
             listed = ", ".join(f"{name} {count}" for name, count in truncated.items())
             notes.append(f"- {row['name']}: documents cut at max_length (of {_documents(row)} unique): {listed}.")
+        windowed = {name: cell["n_windowed"] for name, cell in row["results"].items() if cell.get("n_windowed")}
+        if windowed:
+            listed = ", ".join(f"{name} {count}" for name, count in windowed.items())
+            notes.append(f"- {row['name']}: documents longer than max_length, scored as the mean of overlapping "
+                         f"sentence windows (of {_documents(row)} unique): {listed}.")
         undefined = [name for name, cell in row["results"].items() if cell.get("alpha_undefined")]
         if undefined:
             notes.append(f"- {row['name']}: alpha undefined for {', '.join(undefined)} (every label the same: "

@@ -33,6 +33,8 @@ class ScoredTestSet:
         neg: score of each item's ``neg`` document.
         n_documents: unique documents scored.
         n_truncated: unique documents cut at the model's max_length.
+        n_windowed: unique documents scored as overlapping sentence windows (None: not recorded, e.g. a
+            baseline, or a cache entry written before it was counted).
         seconds: scoring time (of the original run, when read from the cache).
         cached: the scores were read from the cache.
         reused_from: the system whose scores were reused (identical parameters), if any.
@@ -45,6 +47,7 @@ class ScoredTestSet:
     seconds: float
     cached: bool = False
     reused_from: Optional[str] = None
+    n_windowed: Optional[int] = None
 
 
 def unique_documents(test_set: TestSet) -> tuple[list[list[str]], list[int], list[int]]:
@@ -105,7 +108,8 @@ def score_test_set(
     key = score_cache_key(system, test_set, limit, seed, documents)
     cached = cache.read(CACHE_KIND, test_set.name, key)
     if cached is not None and len(cached.get("scores", [])) == len(documents):
-        return _aligned(cached["scores"], pos_index, neg_index, cached["n_truncated"], cached["seconds"], cached=True)
+        return _aligned(cached["scores"], pos_index, neg_index, cached["n_truncated"], cached["seconds"], cached=True,
+                        n_windowed=cached.get("n_windowed"))
     found = reuse() if reuse is not None else None
     reused_from: Optional[str] = None
     if found is not None:
@@ -114,23 +118,26 @@ def score_test_set(
         for positions, values in ((pos_index, other.pos), (neg_index, other.neg)):
             for position, value in zip(positions, values):
                 scores[position] = value
-        n_truncated, seconds = other.n_truncated, 0.0
+        n_truncated, n_windowed, seconds = other.n_truncated, other.n_windowed, 0.0
     else:
         started = time.perf_counter()
         result = system.score(documents)
         seconds = time.perf_counter() - started
         scores, n_truncated = [float(value) for value in result.scores], result.n_truncated
+        n_windowed = result.n_windowed
         if len(scores) != len(documents):
             raise InputError(f"{system.name} returned {len(scores)} scores for {len(documents)} documents")
     cache.write(CACHE_KIND, test_set.name, key, {
         "system_id": system.system_id, "test_set": test_set.name, "limit": limit, "seed": seed,
-        "scores": scores, "n_truncated": n_truncated, "seconds": seconds,
+        "scores": scores, "n_truncated": n_truncated, "n_windowed": n_windowed, "seconds": seconds,
     })
-    return _aligned(scores, pos_index, neg_index, n_truncated, seconds, reused_from=reused_from)
+    return _aligned(scores, pos_index, neg_index, n_truncated, seconds, reused_from=reused_from,
+                    n_windowed=n_windowed)
 
 
 def _aligned(scores: list[float], pos_index: list[int], neg_index: list[int], n_truncated: int, seconds: float,
-             cached: bool = False, reused_from: Optional[str] = None) -> ScoredTestSet:
+             cached: bool = False, reused_from: Optional[str] = None,
+             n_windowed: Optional[int] = None) -> ScoredTestSet:
     return ScoredTestSet(
         pos=[float(scores[index]) for index in pos_index],
         neg=[float(scores[index]) for index in neg_index],
@@ -139,6 +146,7 @@ def _aligned(scores: list[float], pos_index: list[int], neg_index: list[int], n_
         seconds=float(seconds),
         cached=cached,
         reused_from=reused_from,
+        n_windowed=None if n_windowed is None else int(n_windowed),
     )
 
 
@@ -159,6 +167,7 @@ def evaluate(test_set: TestSet, scored: ScoredTestSet) -> dict[str, Any]:
         **metric,
         "n_documents": scored.n_documents,
         "n_truncated": scored.n_truncated,
+        "n_windowed": scored.n_windowed,
         "seconds": round(scored.seconds, 2),
         "cached": scored.cached,
         "reused_from": scored.reused_from,

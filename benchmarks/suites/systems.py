@@ -37,10 +37,12 @@ COSINE_NAME = "adjacent cosine"
 
 @dataclass
 class SystemScores:
-    """Scores of a list of documents in input order, and how many of them were cut at max_length."""
+    """Scores of a list of documents in input order; how many were cut at max_length, and how many were
+    scored as several sentence windows (None: the system has no max_length, or did not say)."""
 
     scores: list[float]
     n_truncated: int = 0
+    n_windowed: Optional[int] = None
 
 
 @dataclass
@@ -93,7 +95,7 @@ def scorer_function(scorer: Any) -> Callable[[list[list[str]]], SystemScores]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", TruncationWarning)
             result = scorer.score(documents)
-        return SystemScores(list(result.scores), int(result.n_truncated))
+        return SystemScores(list(result.scores), int(result.n_truncated), int(result.n_windowed))
 
     return score
 

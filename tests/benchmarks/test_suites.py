@@ -221,3 +221,20 @@ def test_no_ft_falls_back_to_the_checkpoints_own_backbone_when_the_pretrained_on
     (copy / CONFIG_NAME).write_text(json.dumps(config), encoding="utf-8")
     found = no_ft_backbone(copy)
     assert found.folder == copy / "backbone" and "own backbone/" in found.note
+
+
+def test_documents_over_max_length_are_windowed_and_the_report_says_how_many(bert_checkpoint, tmp_path):
+    sentences = [f"Sentence number {index} tells the river story a little further on." for index in range(12)]
+    long_pair = TestSet(name="TOY-LONG", source="test",
+                        items=(PairItem("long", sentences, sentences[::-1]), PairItem("short", DOCS[0], DOCS[1])))
+    result = run_suite("toy", str(bert_checkpoint), test_sets=[long_pair], seed=0, cache_dir=tmp_path,
+                       out_dir=tmp_path / "out")
+    cells = result["test_sets"][0]["results"]
+    model = result["systems"][0]["name"]
+    assert (cells[model]["n_windowed"], cells[model]["n_truncated"]) == (2, 0)
+    assert cells["No FT"]["n_windowed"] == 2 and cells["adjacent cosine"]["n_windowed"] is None
+    markdown = (tmp_path / "out" / "toy.md").read_text(encoding="utf-8")
+    assert "TOY-LONG: documents longer than max_length, scored as the mean of overlapping sentence windows " \
+           f"(of 4 unique): {model} 2, No FT 2." in markdown
+    again = run_suite("toy", str(bert_checkpoint), test_sets=[long_pair], seed=0, cache_dir=tmp_path)
+    assert again["test_sets"][0]["results"][model]["n_windowed"] == 2, "the count must survive the cache"

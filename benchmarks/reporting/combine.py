@@ -1,0 +1,128 @@
+"""One table from several suite runs: each run's model as a column, then the baselines, then the paper.
+
+An ablation (pairwise vs contrastive vs full) or a shipped model against its predecessors is benchmarked one
+model at a time (``coherence-metric benchmark --model X --suite paper --out DIR``); this lays their JSON
+reports side by side. Runs are combined only when they scored the same pairs (same suite, limit and seed),
+so every column is measured on identical test items; baselines are read from the first run.
+
+    python -m benchmarks.reporting.combine full=runs/benchmarks/a/paper.json pairwise=runs/benchmarks/b/paper.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from coherence_metric.errors import CoherenceMetricError, InputError
+
+from .suite_markdown import _escape, _notes, _rows
+
+
+def read_run(path: Path) -> dict[str, Any]:
+    """Read one suite report (the ``.json`` that ``benchmark --out`` writes), with a one-line error if unusable."""
+    try:
+        result = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"benchmark report not found: {path}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise InputError(f"benchmark report {path} is not valid JSON: {error}") from None
+    if not isinstance(result, dict) or "test_sets" not in result or "systems" not in result:
+        raise InputError(f"{path} is not a suite report (no test_sets / systems): was it written by `benchmark --out`?")
+    if result.get("partial"):
+        raise InputError(f"{path} is a partial report (the run had not finished)")
+    return result
+
+
+def combine_runs(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
+    """Merge suite results into one result whose systems are each run's model (under its label) + the baselines.
+
+    Args:
+        runs: ``(label, result)`` pairs, in column order.
+
+    Returns:
+        A result dict with the shape ``render_suite_markdown`` reads: ``systems``, ``test_sets`` (only those
+        every run scored, in the first run's order), ``suite``, ``limit``, ``seed``.
+
+    Raises:
+        InputError: no runs, a repeated label, or runs that did not score the same pairs.
+    """
+    if not runs:
+        raise InputError("give at least one LABEL=REPORT.json")
+    labels = [label for label, _ in runs]
+    if len(set(labels)) != len(labels):
+        raise InputError(f"column labels must differ: {', '.join(labels)}")
+    first_label, first = runs[0]
+    for label, result in runs[1:]:
+        for key in ("limit", "seed"):
+            if result.get(key) != first.get(key):
+                raise InputError(f"{label} was scored with {key}={result.get(key)} and {first_label} with "
+                                 f"{key}={first.get(key)}: the columns would not be on the same pairs")
+    baselines = [system for system in first["systems"] if system.get("role") == "baseline"]
+    systems = [{**_model_system(result), "name": label} for label, result in runs] + baselines
+    shared = set.intersection(*({row["name"] for row in result["test_sets"]} for _, result in runs))
+    rows = []
+    for row in first["test_sets"]:
+        if row["name"] not in shared:
+            continue
+        results = {label: _model_cell(result, row["name"]) for label, result in runs}
+        for baseline in baselines:
+            if baseline["name"] in row["results"]:
+                results[baseline["name"]] = row["results"][baseline["name"]]
+        rows.append({**row, "results": results})
+    return {"suite": first.get("suite"), "limit": first.get("limit"), "seed": first.get("seed"),
+            "systems": systems, "test_sets": rows}
+
+
+def _model_system(result: Mapping[str, Any]) -> dict[str, Any]:
+    return next(system for system in result["systems"] if system.get("role") == "model")
+
+
+def _model_cell(result: Mapping[str, Any], test_set: str) -> Mapping[str, Any]:
+    model = _model_system(result)["name"]
+    row = next(row for row in result["test_sets"] if row["name"] == test_set)
+    return row["results"].get(model, {})
+
+
+def render_combined_markdown(combined: Mapping[str, Any]) -> str:
+    """Render a combined result as a Markdown table (model columns first) with the suite report's notes."""
+    systems = [system["name"] for system in combined["systems"]]
+    limit = combined.get("limit")
+    sample = "all pairs" if limit is None else f"at most {limit} pairs per test set (seeded subset)"
+    lines = [f"Suite `{combined['suite']}`; seed {combined['seed']}; {sample}; every column on the same pairs.", "",
+             "| Test set | n | Metric | " + " | ".join(_escape(name) for name in systems)
+             + " | Paper: full model | Paper: No FT |",
+             "|---|---:|---|" + "---:|" * (len(systems) + 2)]
+    for row in combined["test_sets"]:
+        lines.extend(_rows(row, systems))
+    lines += ["", "Signatures:"]
+    lines += [f"- {system['name']}: `{system.get('signature', system.get('id', ''))}`"
+              for system in combined["systems"] if system.get("role") == "model"]
+    lines += ["", *_notes(combined, systems)]
+    return "\n".join(lines) + "\n"
+
+
+def _parse_column(text: str) -> tuple[str, Path]:
+    label, separator, path = text.partition("=")
+    if not separator or not label or not path:
+        raise InputError(f"expected LABEL=REPORT.json, got {text!r}")
+    return label, Path(path)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print the combined table; one-line errors (exit status 2) for bad arguments or reports."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("columns", nargs="+", metavar="LABEL=REPORT.json",
+                        help="a column label and the suite report (.json) whose model fills it")
+    args = parser.parse_args(argv)
+    try:
+        runs = [(label, read_run(path)) for label, path in map(_parse_column, args.columns)]
+        print(render_combined_markdown(combine_runs(runs)), end="")
+    except CoherenceMetricError as error:
+        parser.exit(2, f"error: {error}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
