@@ -71,8 +71,13 @@ def combine_runs(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, Any
             if baseline["name"] in row["results"]:
                 results[baseline["name"]] = row["results"][baseline["name"]]
         rows.append({**row, "results": results})
+    differing = [label for label, result in runs[1:] if _baseline_ids(result) != _baseline_ids(first)]
     return {"suite": first.get("suite"), "limit": first.get("limit"), "seed": first.get("seed"),
-            "systems": systems, "test_sets": rows}
+            "systems": systems, "test_sets": rows, "baselines_from": first_label, "baselines_differ": differing}
+
+
+def _baseline_ids(result: Mapping[str, Any]) -> dict[str, Any]:
+    return {system["name"]: system.get("id") for system in result["systems"] if system.get("role") == "baseline"}
 
 
 def _model_system(result: Mapping[str, Any]) -> dict[str, Any]:
@@ -100,6 +105,9 @@ def render_combined_markdown(combined: Mapping[str, Any]) -> str:
     lines += [f"- {system['name']}: `{system.get('signature', system.get('id', ''))}`"
               for system in combined["systems"] if system.get("role") == "model"]
     lines += ["", *_notes(combined, systems)]
+    lines.append(f"- Baselines are {combined.get('baselines_from')}'s run."
+                 + (f" The runs of {', '.join(combined['baselines_differ'])} scored baselines with other settings "
+                    "(see their own reports)." if combined.get("baselines_differ") else ""))
     return "\n".join(lines) + "\n"
 
 

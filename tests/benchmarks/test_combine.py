@@ -44,6 +44,7 @@ def test_each_run_is_a_column_and_the_baselines_appear_once(reports):
     assert "| Test set | n | Metric | full | pairwise | random | No FT | adjacent cosine |" in markdown
     assert markdown.count("| TOY-PAIRS | 2 | accuracy % |") == 1
     assert "- full: `coherence-metric:" in markdown
+    assert "- Baselines are full's run.\n" in markdown
 
 
 def test_runs_on_different_pairs_are_refused(reports):
