@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 
 from coherence_metric.errors import CoherenceMetricError, InputError
 
-from .suite_markdown import _escape, _notes, _rows
+from .suite_markdown import notes_lines, table_lines
 
 
 def read_run(path: Path) -> dict[str, Any]:
@@ -96,15 +96,11 @@ def render_combined_markdown(combined: Mapping[str, Any]) -> str:
     limit = combined.get("limit")
     sample = "all pairs" if limit is None else f"at most {limit} pairs per test set (seeded subset)"
     lines = [f"Suite `{combined['suite']}`; seed {combined['seed']}; {sample}; every column on the same pairs.", "",
-             "| Test set | n | Metric | " + " | ".join(_escape(name) for name in systems)
-             + " | Paper: full model | Paper: No FT |",
-             "|---|---:|---|" + "---:|" * (len(systems) + 2)]
-    for row in combined["test_sets"]:
-        lines.extend(_rows(row, systems))
+             *table_lines(combined, systems)]
     lines += ["", "Signatures:"]
     lines += [f"- {system['name']}: `{system.get('signature', system.get('id', ''))}`"
               for system in combined["systems"] if system.get("role") == "model"]
-    lines += ["", *_notes(combined, systems)]
+    lines += ["", *notes_lines(combined, systems)]
     lines.append(f"- Baselines are {combined.get('baselines_from')}'s run."
                  + (f" The runs of {', '.join(combined['baselines_differ'])} scored baselines with other settings "
                     "(see their own reports)." if combined.get("baselines_differ") else ""))

@@ -26,14 +26,26 @@ def render_suite_markdown(result: Mapping[str, Any]) -> str:
     if result.get("partial"):
         title += " (partial: still running)"
     lines = [title, "", _summary_line(result), "", f"Signature: `{model['signature']}`", ""]
-    header = ["Test set", "n", "Metric", *[f"**{_escape(name)}**" if index == 0 else _escape(name)
-                                         for index, name in enumerate(systems)], "Paper: full model", "Paper: No FT"]
-    lines.append("| " + " | ".join(header) + " |")
-    lines.append("|---|---:|---|" + "---:|" * (len(systems) + 2))
+    lines.extend(table_lines(result, systems, bold_first=True))
+    lines += ["", *notes_lines(result, systems)]
+    return "\n".join(lines) + "\n"
+
+
+def table_lines(result: Mapping[str, Any], systems: list[str], bold_first: bool = False) -> list[str]:
+    """The results table: one row per test set (three for LMVLM), a column per system, then the paper's numbers.
+
+    Args:
+        result: a suite result (its ``test_sets``).
+        systems: the system names to show, in column order.
+        bold_first: set the first system's name in bold (the model under test).
+    """
+    names = [f"**{_escape(name)}**" if bold_first and index == 0 else _escape(name)
+             for index, name in enumerate(systems)]
+    header = ["Test set", "n", "Metric", *names, "Paper: full model", "Paper: No FT"]
+    lines = ["| " + " | ".join(header) + " |", "|---|---:|---|" + "---:|" * (len(systems) + 2)]
     for row in result["test_sets"]:
         lines.extend(_rows(row, systems))
-    lines += ["", *_notes(result, systems)]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _summary_line(result: Mapping[str, Any]) -> str:
@@ -77,7 +89,8 @@ def _published_cell(value: Any, scale: float, published: Mapping[str, Any], stan
     return f"{text} ({published['paper_test_set']}) {STAND_IN_MARK}" if stand_in else text
 
 
-def _notes(result: Mapping[str, Any], systems: list[str]) -> list[str]:
+def notes_lines(result: Mapping[str, Any], systems: list[str]) -> list[str]:
+    """The caveats under the table: tie rule, paper sources, stand-ins, LMVLM, No FT, per-test-set facts."""
     notes = [
         "Notes:",
         "- Accuracy: share of pairs where score(pos) > score(neg); a tie (equal scores) counts as wrong and is "
