@@ -67,7 +67,9 @@ class LoopConfig:
 
     ``shrink_on_plateau`` divides the rate by ``shrink_factor`` whenever the selected held-out number does
     not improve on the previous evaluation (DisSent / InferSent's SGD rule) and stops once it falls
-    below ``min_lr``.
+    below ``min_lr``. The resume state is written at every evaluation and, with ``save_every``, also every
+    that many steps: slow objectives (CONPONO's steps take ~20 s on a CPU) then lose minutes, not an
+    evaluation interval, when a session ends mid-run.
     """
 
     output_dir: str = "runs/objective"
@@ -85,6 +87,7 @@ class LoopConfig:
     accumulation: int = 1
     eval_every: int = 500
     log_every: int = 50
+    save_every: Optional[int] = None
     seed: int = 0
     select: str = "accuracy"
 
@@ -95,6 +98,7 @@ class LoopConfig:
             (self.schedule in LOOP_SCHEDULES, f"loop.schedule must be one of {', '.join(LOOP_SCHEDULES)}"),
             (self.max_steps >= 1 and self.accumulation >= 1, "loop.max_steps and loop.accumulation must be >= 1"),
             (self.eval_every >= 1 and self.log_every >= 1, "loop.eval_every and loop.log_every must be >= 1"),
+            (self.save_every is None or self.save_every >= 1, "loop.save_every must be >= 1 (or null)"),
             (self.lr > 0, "loop.lr must be positive"),
             (self.shrink_factor > 1, "loop.shrink_factor must be above 1"),
         ]
@@ -278,6 +282,8 @@ class ObjectiveLoop:
                 window = []
             if self.step % self.config.eval_every == 0 or last:
                 self.evaluate_and_keep_best()
+                self.save_state()
+            elif self.config.save_every and self.step % self.config.save_every == 0:
                 self.save_state()
         self.objective.save(self.output_dir / "final")
         self.save_state()

@@ -35,20 +35,14 @@ def render_markdown(result: Mapping[str, Any], published: Sequence[PublishedRow]
     encoder = result["encoder"]
     flags = result["flags"]
     trained_on_valid = set(flags.get("trained_on_valid", []))
-    marked_groups = {result["tasks"][name]["group"] for name in trained_on_valid}
     lines = [f"## DiscoEval: {encoder['name']}", ""]
     lines.append(f"Encoder signature `{encoder['signature']}`; seed {result['seed']}; "
                  f"{_limit_text(result.get('limit'))}; {result['seconds']:.0f} s "
                  f"(cache: {result['cache']['hits']} hits, {result['cache']['misses']} misses).")
     lines += ["", "| Model | Source | " + " | ".join(GROUPS) + " | avg |",
               "|---|---|" + "---:|" * (len(GROUPS) + 1)]
-    ours = [_cell(result["groups"].get(group), TRAINED_ON_VALID_MARK if group in marked_groups else "")
-            for group in GROUPS]
-    ours.append(_cell(result["groups"].get("avg"), TRAINED_ON_VALID_MARK if marked_groups else ""))
-    lines.append(f"| **{_escape(encoder['name'])}** | this run | " + " | ".join(ours) + " |")
-    for row in published:
-        cells = [f"{value:.1f}" for value in row.scores] + [f"{row.avg:.1f}"]
-        lines.append(f"| {_escape(row.model)} | {row.source} | " + " | ".join(cells) + " |")
+    lines.append(f"| **{escape_cell(encoder['name'])}** | this run | " + " | ".join(group_cells(result)) + " |")
+    lines += published_lines(published)
     lines += ["", *_notes(result, trained_on_valid), "", "### Per task", ""]
     lines += ["| Task | Test acc. | Valid acc. | Trained on valid | n train | n valid | n test | Chosen | "
               "BERT-Large (Chen et al. Table 5) |", "|---|---:|---:|---|---:|---:|---:|---|---:|"]
@@ -61,6 +55,31 @@ def render_markdown(result: Mapping[str, Any], published: Sequence[PublishedRow]
             f"{'-' if row['n_train'] is None else row['n_train']} | {row['n_valid']} | {row['n_test']} | {chosen} | "
             f"{'-' if reference is None else f'{reference:.1f}'} |")
     return "\n".join(lines) + "\n"
+
+
+def group_cells(result: Mapping[str, Any]) -> List[str]:
+    """A run's seven group scores and avg as table cells, marked where a group's classifier was trained on valid."""
+    marked_groups = trained_on_valid_groups(result)
+    cells = [_cell(result["groups"].get(group), TRAINED_ON_VALID_MARK if group in marked_groups else "")
+             for group in GROUPS]
+    cells.append(_cell(result["groups"].get("avg"), TRAINED_ON_VALID_MARK if marked_groups else ""))
+    return cells
+
+
+def trained_on_valid_groups(result: Mapping[str, Any]) -> set:
+    """The groups with a task whose classifier was trained on the valid split (no train file upstream)."""
+    return {result["tasks"][name]["group"] for name in result["flags"].get("trained_on_valid", [])}
+
+
+def published_lines(published: Sequence[PublishedRow]) -> List[str]:
+    """Table rows (Model | Source | groups | avg) for published results, as printed in their papers."""
+    return [f"| {escape_cell(row.model)} | {row.source} | "
+            + " | ".join(f"{value:.1f}" for value in (*row.scores, row.avg)) + " |" for row in published]
+
+
+def escape_cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return text.replace("|", "\\|")
 
 
 def _notes(result: Mapping[str, Any], trained_on_valid: set) -> List[str]:
@@ -100,7 +119,7 @@ def plot_groups(result: Mapping[str, Any], path: Union[str, Path]) -> Path:
         row = next((r for r in PUBLISHED_ROWS if r.model == model and r.source == source), None)
         if row is not None:
             series.append((f"{model} ({source.split(',')[0].split(' (')[0]})", list(row.scores) + [row.avg]))
-    marked = {result["tasks"][name]["group"] for name in result["flags"].get("trained_on_valid", [])}
+    marked = trained_on_valid_groups(result)
     figure = Figure(figsize=(11, 4.5), dpi=120)
     FigureCanvasAgg(figure)
     axes = figure.add_subplot(1, 1, 1)
@@ -156,10 +175,6 @@ def _format_setting(value: Any) -> str:
     if value is None:
         return "-"
     return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def _escape(text: str) -> str:
-    return text.replace("|", "\\|")
 
 
 def _limit_text(limit: Optional[int]) -> str:

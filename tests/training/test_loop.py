@@ -82,6 +82,36 @@ def test_an_interrupted_run_resumes_to_the_same_weights(tmp_path: Path) -> None:
         assert torch.equal(left, right)
 
 
+class CrashingProbe(LinearProbe):
+    """A probe whose process "dies" (raises) when it reaches a given batch: a session ending mid-run."""
+
+    def __init__(self, crash_at: int) -> None:
+        super().__init__()
+        self.crash_at = crash_at
+
+    def batch(self, position: int) -> torch.Tensor:
+        if position == self.crash_at:
+            raise KeyboardInterrupt
+        return super().batch(position)
+
+
+def test_save_every_resumes_from_between_evaluations(tmp_path: Path) -> None:
+    whole = LinearProbe()
+    ObjectiveLoop(whole, config(tmp_path / "a", eval_every=10, save_every=3), progress=False).run()
+    with pytest.raises(KeyboardInterrupt):  # dies during step 8, after the state of step 6 was written
+        ObjectiveLoop(CrashingProbe(crash_at=7), config(tmp_path / "b", eval_every=10, save_every=3),
+                      progress=False).run()
+    second = LinearProbe()
+    loop = ObjectiveLoop(second, config(tmp_path / "b", eval_every=10, save_every=3), progress=False)
+    assert loop.load_state() and loop.step == 6
+    loop.run()
+    assert loop.step == 20
+    for left, right in zip(whole.module.parameters(), second.module.parameters()):
+        assert torch.equal(left, right)
+    with pytest.raises(InputError, match="loop.save_every must be >= 1"):
+        ObjectiveLoop(LinearProbe(), config(tmp_path / "c", save_every=0), progress=False)
+
+
 def test_shrink_on_plateau_divides_the_rate_and_stops(tmp_path: Path) -> None:
     probe = LinearProbe(evaluations=[0.5, 0.6, 0.55, 0.5, 0.4, 0.3, 0.2])
     loop = ObjectiveLoop(probe, config(tmp_path, schedule="shrink_on_plateau", min_lr=0.001, max_steps=100),
