@@ -9,7 +9,7 @@ from typing import Any, Callable
 import torch
 
 
-def _replace_atomically(path: Path, write: Callable[[Path], None]) -> None:
+def _replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
     """``write`` a temporary file beside ``path``, then rename it over ``path`` (atomic on POSIX)."""
     temporary = path.with_name(path.name + ".tmp")
     write(temporary)
