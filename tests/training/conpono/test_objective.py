@@ -143,3 +143,26 @@ def test_shipped_recipes_parse_and_take_the_k_ablation_override(name: str) -> No
     recipe = recipe_from_mapping(read_recipe_mapping(path, {"objective.max_distance": 1}), str(path))
     assert recipe.objective.max_distance == 1 and recipe.family == "conpono"
     assert recipe.loop.output_dir.startswith("runs/conpono")
+
+
+def test_heldout_accuracy_of_the_saved_best_reproduces_the_logged_evaluation(smoke_run: Dict[str, Any],
+                                                                              capsys: pytest.CaptureFixture) -> None:
+    from training.conpono.heldout import heldout_accuracy, main
+
+    run = smoke_run["run"]
+    evaluations = [record for record in read_loop_log(run) if "eval_accuracy" in record]
+    best = next(record for record in evaluations if record["eval_accuracy"] == max(
+        r["eval_accuracy"] for r in evaluations))
+    result = heldout_accuracy(run, examples=6)
+    assert result["step"] == best["step"] and result["candidates"] == 8 and result["examples"] == 6
+    for key in ("accuracy", "accuracy_k-2", "accuracy_k-1", "accuracy_k+1", "accuracy_k+2", "cpc_loss"):
+        if f"eval_{key}" in best:
+            assert result[key] == pytest.approx(best[f"eval_{key}"], abs=1e-6), key
+    assert main([str(run), "--examples", "6"]) == 0
+    table = capsys.readouterr().out
+    assert "| Run | K | Step | Examples | k=-2 | k=-1 | k=+1 | k=+2 | Mean | Chance |" in table
+    assert f"| {run} | 2 | {best['step']} | 6 |" in table and table.endswith(" | 12.5 |\n")  # chance: 1 in 8
+    assert json.loads((run / "heldout_best_6.json").read_text())["accuracy"] == result["accuracy"]
+    with pytest.raises(SystemExit) as raised:
+        main([str(run.parent)])
+    assert raised.value.code == 2 and "no recipe.json" in capsys.readouterr().err
