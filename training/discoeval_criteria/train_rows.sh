@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Train rows of Chen et al. (2019) Table 2 with training/configs/discoeval-cpu.yaml, then run DiscoEval on each.
+#   bash training/discoeval_criteria/train_rows.sh nsp sdt spp nl          # one core
+#   bash training/discoeval_criteria/train_rows.sh spp-nl sdt-nl sdt-spp all   # the other
+# Rows: nsp (Baseline), sdt, spp, nl, spp-nl, sdt-nl, sdt-spp, all. Each trains into runs/discoeval-cpu-<row>
+# (resuming if interrupted) and reports into runs/benchmarks/discoeval-criteria-<row>; a row whose report exists
+# is skipped. One thread per job: run at most one script per core.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+CLI="${CLI:-.venv/bin/coherence-metric}"
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}"
+
+losses_of() {
+  case "$1" in
+    nsp) echo "[nsp]" ;;
+    sdt) echo "[nsp, sdt]" ;;
+    spp) echo "[nsp, spp]" ;;
+    nl) echo "[nsp, nl]" ;;
+    spp-nl) echo "[nsp, spp, nl]" ;;
+    sdt-nl) echo "[nsp, sdt, nl]" ;;
+    sdt-spp) echo "[nsp, sdt, spp]" ;;
+    all) echo "[nsp, nl, spp, sdt]" ;;
+    *) echo "unknown row '$1' (nsp sdt spp nl spp-nl sdt-nl sdt-spp all)" >&2; return 1 ;;
+  esac
+}
+
+[ $# -gt 0 ] || { echo "usage: $0 ROW [ROW ...]  (nsp sdt spp nl spp-nl sdt-nl sdt-spp all)" >&2; exit 2; }
+for row in "$@"; do losses_of "$row" > /dev/null; done
+for row in "$@"; do
+  report_dir="runs/benchmarks/discoeval-criteria-$row"
+  if compgen -G "$report_dir/discoeval_*.json" > /dev/null; then echo "$row: reported already ($report_dir)"; continue; fi
+  echo "$(date +%H:%M) $row: training"
+  "$CLI" train run training/configs/discoeval-cpu.yaml --set "objective.losses=$(losses_of "$row")" \
+    --set "loop.output_dir=runs/discoeval-cpu-$row" --no-progress
+  echo "$(date +%H:%M) $row: DiscoEval"
+  "$CLI" benchmark --suite discoeval --encoder "trained:runs/discoeval-cpu-$row/best" --out "$report_dir" --verbose
+done
+echo "$(date +%H:%M) done: $*"
