@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Train the multi-view runs of seed 004's Table 6 shape on the CPU recipes, then DiscoEval each view.
+#   bash training/multiview/train_views.sh generative generative-noninvertible    # one core
+#   bash training/multiview/train_views.sh discriminative                         # the other
+# Runs: generative (multiview-cpu-generative.yaml), generative-noninvertible (the same with
+# objective.invertible=false: g is still U^T), discriminative (multiview-cpu-discriminative.yaml). Each trains
+# into runs/multiview-cpu-<run> (resuming if interrupted); then DiscoEval for view f, view g and the ensemble
+# (concatenation with the paper's test-time pooling, as for its supervised tasks) goes to
+# runs/benchmarks/discoeval-multiview-<run>-<view>; a report that exists is skipped. One thread per job.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+CLI="${CLI:-.venv/bin/coherence-metric}"
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}"
+
+recipe_of() {
+  case "$1" in
+    generative) echo "training/configs/multiview-cpu-generative.yaml" ;;
+    generative-noninvertible) echo "training/configs/multiview-cpu-generative.yaml --set objective.invertible=false" ;;
+    discriminative) echo "training/configs/multiview-cpu-discriminative.yaml" ;;
+    *) echo "unknown run '$1' (generative generative-noninvertible discriminative)" >&2; return 1 ;;
+  esac
+}
+
+[ $# -gt 0 ] || { echo "usage: $0 RUN [RUN ...]  (generative generative-noninvertible discriminative)" >&2; exit 2; }
+for run in "$@"; do recipe_of "$run" > /dev/null; done
+for run in "$@"; do
+  output="runs/multiview-cpu-$run"
+  if [ ! -d "$output/final" ]; then
+    echo "$(date +%H:%M) $run: training"
+    # shellcheck disable=SC2046  # the recipe and its overrides are separate words on purpose
+    "$CLI" train run $(recipe_of "$run") --set "loop.output_dir=$output" --no-progress
+  fi
+  for view in f g ensemble; do
+    report_dir="runs/benchmarks/discoeval-multiview-$run-$view"
+    if compgen -G "$report_dir/discoeval_*.json" > /dev/null; then echo "$run/$view: reported already"; continue; fi
+    echo "$(date +%H:%M) $run/$view: DiscoEval"
+    "$CLI" benchmark --suite discoeval --encoder "trained:$output/best:view=$view" --out "$report_dir" --verbose
+  done
+done
+echo "$(date +%H:%M) done: $*"
