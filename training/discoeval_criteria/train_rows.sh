@@ -8,6 +8,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CLI="${CLI:-.venv/bin/coherence-metric}"
+RECIPE="${RECIPE:-training/configs/discoeval-cpu.yaml}"   # e.g. RECIPE=training/configs/discoeval-smoke.yaml
+RUNS="${RUNS:-runs}"
+read -r -a TRAIN_ARGS <<< "${TRAIN_ARGS:-}"   # e.g. TRAIN_ARGS="--set loop.max_steps=4"
+read -r -a DISCOEVAL_ARGS <<< "${DISCOEVAL_ARGS:-}"   # e.g. DISCOEVAL_ARGS="--limit 40 --tasks SP" for a smoke check
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}"
 
 losses_of() {
@@ -27,12 +31,13 @@ losses_of() {
 [ $# -gt 0 ] || { echo "usage: $0 ROW [ROW ...]  (nsp sdt spp nl spp-nl sdt-nl sdt-spp all)" >&2; exit 2; }
 for row in "$@"; do losses_of "$row" > /dev/null; done
 for row in "$@"; do
-  report_dir="runs/benchmarks/discoeval-criteria-$row"
+  report_dir="$RUNS/benchmarks/discoeval-criteria-$row"
   if compgen -G "$report_dir/discoeval_*.json" > /dev/null; then echo "$row: reported already ($report_dir)"; continue; fi
   echo "$(date +%H:%M) $row: training"
-  "$CLI" train run training/configs/discoeval-cpu.yaml --set "objective.losses=$(losses_of "$row")" \
-    --set "loop.output_dir=runs/discoeval-cpu-$row" --no-progress
+  "$CLI" train run "$RECIPE" --set "objective.losses=$(losses_of "$row")" \
+    --set "loop.output_dir=$RUNS/discoeval-cpu-$row" --no-progress "${TRAIN_ARGS[@]}"
   echo "$(date +%H:%M) $row: DiscoEval"
-  "$CLI" benchmark --suite discoeval --encoder "trained:runs/discoeval-cpu-$row/best" --out "$report_dir" --verbose
+  "$CLI" benchmark --suite discoeval --encoder "trained:$RUNS/discoeval-cpu-$row/best" --out "$report_dir" \
+    --verbose "${DISCOEVAL_ARGS[@]}"
 done
 echo "$(date +%H:%M) done: $*"

@@ -10,6 +10,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CLI="${CLI:-.venv/bin/coherence-metric}"
+RUNS="${RUNS:-runs}"
+read -r -a TRAIN_ARGS <<< "${TRAIN_ARGS:-}"   # e.g. TRAIN_ARGS="--set loop.max_steps=4" for a smoke check
+read -r -a DISCOEVAL_ARGS <<< "${DISCOEVAL_ARGS:-}"   # e.g. DISCOEVAL_ARGS="--limit 40 --tasks SP"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}"
 
 recipe_of() {
@@ -24,17 +27,18 @@ recipe_of() {
 [ $# -gt 0 ] || { echo "usage: $0 RUN [RUN ...]  (generative generative-noninvertible discriminative)" >&2; exit 2; }
 for run in "$@"; do recipe_of "$run" > /dev/null; done
 for run in "$@"; do
-  output="runs/multiview-cpu-$run"
+  output="$RUNS/multiview-cpu-$run"
   if [ ! -d "$output/final" ]; then
     echo "$(date +%H:%M) $run: training"
     # shellcheck disable=SC2046  # the recipe and its overrides are separate words on purpose
-    "$CLI" train run $(recipe_of "$run") --set "loop.output_dir=$output" --no-progress
+    "$CLI" train run $(recipe_of "$run") --set "loop.output_dir=$output" --no-progress "${TRAIN_ARGS[@]}"
   fi
   for view in f g ensemble; do
-    report_dir="runs/benchmarks/discoeval-multiview-$run-$view"
+    report_dir="$RUNS/benchmarks/discoeval-multiview-$run-$view"
     if compgen -G "$report_dir/discoeval_*.json" > /dev/null; then echo "$run/$view: reported already"; continue; fi
     echo "$(date +%H:%M) $run/$view: DiscoEval"
-    "$CLI" benchmark --suite discoeval --encoder "trained:$output/best:view=$view" --out "$report_dir" --verbose
+    "$CLI" benchmark --suite discoeval --encoder "trained:$output/best:view=$view" --out "$report_dir" \
+      --verbose "${DISCOEVAL_ARGS[@]}"
   done
 done
 echo "$(date +%H:%M) done: $*"
