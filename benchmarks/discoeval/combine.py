@@ -18,6 +18,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 from coherence_metric.errors import CoherenceMetricError, InputError
 
+from ..reporting.combine import parse_labelled_report
 from .published import PUBLISHED_ROWS, PublishedRow
 from .reporting import TRAINED_ON_VALID_MARK, escape_cell, group_cells, published_lines
 from .tasks import GROUPS
@@ -89,13 +90,6 @@ def render_combined_discoeval(runs: Sequence[Tuple[str, Mapping[str, Any]]],
     return "\n".join(lines) + "\n"
 
 
-def _parse_row(text: str) -> Tuple[str, Path]:
-    label, separator, path = text.rpartition("=")
-    if not separator or not label or not path:
-        raise InputError(f"expected LABEL=REPORT.json, got {text!r}")
-    return label, Path(path)
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Print the combined table; one-line errors (exit status 2) for bad arguments or reports."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -105,7 +99,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="a published row to print (repeatable; e.g. 'CONPONO (k=2)', BERT-Base); default: all")
     args = parser.parse_args(argv)
     try:
-        runs = [(label, read_discoeval_run(path)) for label, path in map(_parse_row, args.rows)]
+        runs = [(label, read_discoeval_run(path)) for label, path in map(parse_labelled_report, args.rows)]
         print(render_combined_discoeval(runs, select_published(args.published)), end="")
     except CoherenceMetricError as error:
         parser.exit(2, f"error: {error}\n")

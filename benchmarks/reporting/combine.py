@@ -107,8 +107,9 @@ def render_combined_markdown(combined: Mapping[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _parse_column(text: str) -> tuple[str, Path]:
-    label, separator, path = text.partition("=")
+def parse_labelled_report(text: str) -> tuple[str, Path]:
+    """``LABEL=REPORT.json`` -> (label, path); the last ``=`` splits, so a label may hold one (``k=2=a.json``)."""
+    label, separator, path = text.rpartition("=")
     if not separator or not label or not path:
         raise InputError(f"expected LABEL=REPORT.json, got {text!r}")
     return label, Path(path)
@@ -121,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="a column label and the suite report (.json) whose model fills it")
     args = parser.parse_args(argv)
     try:
-        runs = [(label, read_run(path)) for label, path in map(_parse_column, args.columns)]
+        runs = [(label, read_run(path)) for label, path in map(parse_labelled_report, args.columns)]
         print(render_combined_markdown(combine_runs(runs)), end="")
     except CoherenceMetricError as error:
         parser.exit(2, f"error: {error}\n")
