@@ -18,7 +18,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 from coherence_metric.errors import CoherenceMetricError, InputError
 
-from ..reporting.combine import parse_labelled_report
+from ..reporting.combine import check_comparable_runs, parse_labelled_report
 from .published import PUBLISHED_ROWS, PublishedRow
 from .reporting import TRAINED_ON_VALID_MARK, escape_cell, group_cells, published_lines
 from .tasks import GROUPS
@@ -56,17 +56,8 @@ def render_combined_discoeval(runs: Sequence[Tuple[str, Mapping[str, Any]]],
     Raises:
         InputError: no runs, a repeated label, or runs evaluated with a different seed or row limit.
     """
-    if not runs:
-        raise InputError("give at least one LABEL=REPORT.json")
-    labels = [label for label, _ in runs]
-    if len(set(labels)) != len(labels):
-        raise InputError(f"row labels must differ: {', '.join(labels)}")
-    first_label, first = runs[0]
-    for label, result in runs[1:]:
-        for key in ("limit", "seed"):
-            if result.get(key) != first.get(key):
-                raise InputError(f"{label} was evaluated with {key}={result.get(key)} and {first_label} with "
-                                 f"{key}={first.get(key)}: the rows would not be on the same items")
+    check_comparable_runs(runs, part="row", done="evaluated", items="items")
+    first = runs[0][1]
     sample = "full splits" if first.get("limit") is None else f"at most {first['limit']} rows per split"
     lines = [f"DiscoEval test accuracy (%); seed {first.get('seed')}; {sample}.", "",
              "| Model | Source | " + " | ".join(GROUPS) + " | avg |", "|---|---|" + "---:|" * (len(GROUPS) + 1)]

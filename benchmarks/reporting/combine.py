@@ -48,17 +48,8 @@ def combine_runs(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, Any
     Raises:
         InputError: no runs, a repeated label, or runs that did not score the same pairs.
     """
-    if not runs:
-        raise InputError("give at least one LABEL=REPORT.json")
-    labels = [label for label, _ in runs]
-    if len(set(labels)) != len(labels):
-        raise InputError(f"column labels must differ: {', '.join(labels)}")
+    check_comparable_runs(runs, part="column", done="scored", items="pairs")
     first_label, first = runs[0]
-    for label, result in runs[1:]:
-        for key in ("limit", "seed"):
-            if result.get(key) != first.get(key):
-                raise InputError(f"{label} was scored with {key}={result.get(key)} and {first_label} with "
-                                 f"{key}={first.get(key)}: the columns would not be on the same pairs")
     baselines = [system for system in first["systems"] if system.get("role") == "baseline"]
     systems = [{**_model_system(result), "name": label} for label, result in runs] + baselines
     shared = set.intersection(*({row["name"] for row in result["test_sets"]} for _, result in runs))
@@ -74,6 +65,25 @@ def combine_runs(runs: Sequence[tuple[str, Mapping[str, Any]]]) -> dict[str, Any
     differing = [label for label, result in runs[1:] if _baseline_ids(result) != _baseline_ids(first)]
     return {"suite": first.get("suite"), "limit": first.get("limit"), "seed": first.get("seed"),
             "systems": systems, "test_sets": rows, "baselines_from": first_label, "baselines_differ": differing}
+
+
+def check_comparable_runs(runs: Sequence[tuple[str, Mapping[str, Any]]], part: str, done: str, items: str) -> None:
+    """Refuse no runs, repeated labels, or runs with another ``limit`` or ``seed`` than the first (other items).
+
+    ``part``, ``done`` and ``items`` word the errors for the table at hand (column / scored / pairs for suite
+    reports, row / evaluated / items for DiscoEval).
+    """
+    if not runs:
+        raise InputError("give at least one LABEL=REPORT.json")
+    labels = [label for label, _ in runs]
+    if len(set(labels)) != len(labels):
+        raise InputError(f"{part} labels must differ: {', '.join(labels)}")
+    first_label, first = runs[0]
+    for label, result in runs[1:]:
+        for key in ("limit", "seed"):
+            if result.get(key) != first.get(key):
+                raise InputError(f"{label} was {done} with {key}={result.get(key)} and {first_label} with "
+                                 f"{key}={first.get(key)}: the {part}s would not be on the same {items}")
 
 
 def _baseline_ids(result: Mapping[str, Any]) -> dict[str, Any]:
