@@ -12,6 +12,7 @@ RECIPE="${RECIPE:-training/configs/discoeval-cpu.yaml}"   # e.g. RECIPE=training
 RUNS="${RUNS:-runs}"
 read -r -a TRAIN_ARGS <<< "${TRAIN_ARGS:-}"   # e.g. TRAIN_ARGS="--set loop.max_steps=4"
 read -r -a DISCOEVAL_ARGS <<< "${DISCOEVAL_ARGS:-}"   # e.g. DISCOEVAL_ARGS="--limit 40 --tasks SP" for a smoke check
+ENCODER_OPTIONS="${ENCODER_OPTIONS:-}"   # appended to the encoder spec, e.g. ENCODER_OPTIONS=":device=cuda"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}"
 
 losses_of() {
@@ -37,7 +38,7 @@ for row in "$@"; do
   "$CLI" train run "$RECIPE" --set "objective.losses=$(losses_of "$row")" \
     --set "loop.output_dir=$RUNS/discoeval-cpu-$row" --no-progress "${TRAIN_ARGS[@]}"
   echo "$(date +%H:%M) $row: DiscoEval"
-  "$CLI" benchmark --suite discoeval --encoder "trained:$RUNS/discoeval-cpu-$row/best" --out "$report_dir" \
+  "$CLI" benchmark --suite discoeval --encoder "trained:$RUNS/discoeval-cpu-$row/best$ENCODER_OPTIONS" --out "$report_dir" \
     --verbose "${DISCOEVAL_ARGS[@]}"
 done
 echo "$(date +%H:%M) done: $*"

@@ -13,6 +13,7 @@ CLI="${CLI:-.venv/bin/coherence-metric}"
 RUNS="${RUNS:-runs}"
 read -r -a TRAIN_ARGS <<< "${TRAIN_ARGS:-}"   # e.g. TRAIN_ARGS="--set loop.max_steps=4" for a smoke check
 read -r -a DISCOEVAL_ARGS <<< "${DISCOEVAL_ARGS:-}"   # e.g. DISCOEVAL_ARGS="--limit 40 --tasks SP"
+ENCODER_OPTIONS="${ENCODER_OPTIONS:-}"   # appended to the encoder spec, e.g. ENCODER_OPTIONS=":device=cuda"
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}"
 
 recipe_of() {
@@ -37,7 +38,7 @@ for run in "$@"; do
     report_dir="$RUNS/benchmarks/discoeval-multiview-$run-$view"
     if compgen -G "$report_dir/discoeval_*.json" > /dev/null; then echo "$run/$view: reported already"; continue; fi
     echo "$(date +%H:%M) $run/$view: DiscoEval"
-    "$CLI" benchmark --suite discoeval --encoder "trained:$output/best:view=$view" --out "$report_dir" \
+    "$CLI" benchmark --suite discoeval --encoder "trained:$output/best:view=$view$ENCODER_OPTIONS" --out "$report_dir" \
       --verbose "${DISCOEVAL_ARGS[@]}"
   done
 done
