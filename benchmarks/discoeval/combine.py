@@ -19,7 +19,7 @@ from typing import Any, List, Mapping, Optional, Sequence, Tuple
 from coherence_metric.errors import CoherenceMetricError, InputError
 
 from ..reporting.combine import check_comparable_runs, parse_labelled_report
-from .published import PUBLISHED_ROWS, PublishedRow
+from .published import ALL_PUBLISHED_ROWS, PUBLISHED_ROWS, PublishedRow
 from .reporting import TRAINED_ON_VALID_MARK, escape_cell, group_cells, published_lines
 from .tasks import GROUPS
 
@@ -38,15 +38,16 @@ def read_discoeval_run(path: Path) -> dict[str, Any]:
 
 
 def select_published(models: Optional[Sequence[str]]) -> List[PublishedRow]:
-    """The published rows named (every source that has the model), in report order; all of them for None."""
+    """The published rows named (every source that has the model), in report order; the main tables' rows (not
+    the CONPONO ablations) for None."""
     if models is None:
         return list(PUBLISHED_ROWS)
-    known = {row.model for row in PUBLISHED_ROWS}
+    known = {row.model for row in ALL_PUBLISHED_ROWS}
     unknown = [model for model in models if model not in known]
     if unknown:
         raise InputError(f"no published DiscoEval row named {', '.join(map(repr, unknown))}; "
                          f"known: {', '.join(sorted(known))}")
-    return [row for row in PUBLISHED_ROWS if row.model in models]
+    return [row for row in ALL_PUBLISHED_ROWS if row.model in models]
 
 
 def render_combined_discoeval(runs: Sequence[Tuple[str, Mapping[str, Any]]],

@@ -72,9 +72,14 @@ def trained_on_valid_groups(result: Mapping[str, Any]) -> set:
 
 
 def published_lines(published: Sequence[PublishedRow]) -> List[str]:
-    """Table rows (Model | Source | groups | avg) for published results, as printed in their papers."""
+    """Table rows (Model | Source | groups | avg) for published results, as printed in their papers (one decimal,
+    or two where the paper gives two: rounding 43.55 again would print a number the paper does not)."""
     return [f"| {escape_cell(row.model)} | {row.source} | "
-            + " | ".join(f"{value:.1f}" for value in (*row.scores, row.avg)) + " |" for row in published]
+            + " | ".join(_as_published(value) for value in (*row.scores, row.avg)) + " |" for row in published]
+
+
+def _as_published(value: float) -> str:
+    return f"{value:.1f}" if round(value, 1) == value else f"{value:.2f}"
 
 
 def escape_cell(text: str) -> str:

@@ -22,6 +22,22 @@ def test_published_rows_from_both_papers() -> None:
     assert len([row for row in PUBLISHED_ROWS if row.source == SOURCE_ITER_2020]) == 7
 
 
+def test_conpono_ablations_can_be_named_but_stay_out_of_suite_reports() -> None:
+    from benchmarks.discoeval.combine import select_published
+
+    assert published_row("CONPONO k=1").scores == (47.56, 66.03, 72.62, 80.15, 42.79, 43.55, 62.31)
+    assert published_row("CONPONO k=1").avg == 59.29
+    assert [row.model for row in select_published(["CONPONO k=1", "CONPONO (k=2)"])] == ["CONPONO (k=2)",
+                                                                                       "CONPONO k=1"]
+    assert not [row for row in PUBLISHED_ROWS if row.model.startswith("CONPONO k=")]
+    from benchmarks.discoeval.reporting import published_lines
+
+    assert published_lines([published_row("CONPONO k=1")])[0].endswith(
+        "| 47.56 | 66.03 | 72.62 | 80.15 | 42.79 | 43.55 | 62.31 | 59.29 |")
+    assert published_lines([published_row("CONPONO (k=2)")])[0].endswith(
+        "| 60.7 | 76.8 | 72.9 | 80.4 | 42.9 | 44.9 | 63.1 | 63.0 |")
+
+
 def test_our_avg_convention_reproduces_published_bert_averages() -> None:
     for row in (published_row("BERT-Base", SOURCE_CHEN_2019), published_row("BERT-Large", SOURCE_CHEN_2019),
                 published_row("BERT-Base", SOURCE_ITER_2020)):
