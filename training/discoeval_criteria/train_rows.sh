@@ -38,7 +38,7 @@ for row in "$@"; do
   "$CLI" train run "$RECIPE" --set "objective.losses=$(losses_of "$row")" \
     --set "loop.output_dir=$RUNS/discoeval-cpu-$row" --no-progress "${TRAIN_ARGS[@]}"
   echo "$(date +%H:%M) $row: DiscoEval"
-  "$CLI" benchmark --suite discoeval --encoder "trained:$RUNS/discoeval-cpu-$row/best$ENCODER_OPTIONS" --out "$report_dir" \
-    --verbose "${DISCOEVAL_ARGS[@]}"
+  "$CLI" benchmark --suite discoeval --encoder "trained:$RUNS/discoeval-cpu-$row/best$ENCODER_OPTIONS" \
+    --out "$report_dir" --verbose "${DISCOEVAL_ARGS[@]}"
 done
 echo "$(date +%H:%M) done: $*"

@@ -9,7 +9,9 @@ from typing import List, Optional
 import pytest
 
 from benchmarks.discoeval import GROUPS, PUBLISHED_ROWS, group_scores, render_markdown, select_tasks, write_reports
+from benchmarks.discoeval.combine import select_published
 from benchmarks.discoeval.published import SOURCE_CHEN_2019, SOURCE_ITER_2020, published_row
+from benchmarks.discoeval.reporting import published_lines
 from coherence_metric.errors import InputError
 
 
@@ -23,15 +25,11 @@ def test_published_rows_from_both_papers() -> None:
 
 
 def test_conpono_ablations_can_be_named_but_stay_out_of_suite_reports() -> None:
-    from benchmarks.discoeval.combine import select_published
-
     assert published_row("CONPONO k=1").scores == (47.56, 66.03, 72.62, 80.15, 42.79, 43.55, 62.31)
     assert published_row("CONPONO k=1").avg == 59.29
     assert [row.model for row in select_published(["CONPONO k=1", "CONPONO (k=2)"])] == ["CONPONO (k=2)",
                                                                                        "CONPONO k=1"]
     assert not [row for row in PUBLISHED_ROWS if row.model.startswith("CONPONO k=")]
-    from benchmarks.discoeval.reporting import published_lines
-
     assert published_lines([published_row("CONPONO k=1")])[0].endswith(
         "| 47.56 | 66.03 | 72.62 | 80.15 | 42.79 | 43.55 | 62.31 | 59.29 |")
     assert published_lines([published_row("CONPONO (k=2)")])[0].endswith(
