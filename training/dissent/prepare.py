@@ -13,6 +13,8 @@ import logging
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
+from coherence_metric.errors import CoherenceMetricError
+
 from .dataset import DEFAULT_CORPORA, ExtractionSettings, build_pair_cache, read_counts
 from .markers import BOOKS_5, BOOKS_8, BOOKS_ALL
 
@@ -34,8 +36,8 @@ def counts_table(counts: Dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Optional[List[str]] = None) -> None:
-    """Parse arguments, extract (or reuse the cache) and print the table."""
+def main(argv: Optional[List[str]] = None) -> int:
+    """Parse arguments, extract (or reuse the cache) and print the table; one-line errors (exit status 2)."""
     parser = argparse.ArgumentParser(description="Extract DisSent (S1, marker, S2) pairs from the corpora.")
     parser.add_argument("--corpora", default=",".join(DEFAULT_CORPORA), help="comma-separated corpus names")
     parser.add_argument("--parser", default="spacy", choices=("spacy", "patterns"))
@@ -46,11 +48,15 @@ def main(argv: Optional[List[str]] = None) -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     settings = ExtractionSettings(corpora=arguments.corpora.split(","), parser=arguments.parser,
                                   max_sentences_per_corpus=arguments.max_sentences)
-    folder = build_pair_cache(settings, Path(arguments.cache_dir), processes=arguments.processes)
-    counts = read_counts(folder)
+    try:
+        folder = build_pair_cache(settings, Path(arguments.cache_dir), processes=arguments.processes)
+        counts = read_counts(folder)
+    except CoherenceMetricError as error:
+        parser.exit(2, f"error: {error}\n")
     print(f"{folder} ({counts['seconds']} s)")
     print(counts_table(counts))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from coherence_metric.errors import InputError
+from coherence_metric.errors import CoherenceMetricError, InputError
 
 from .markers import TABLE_NAMES
 from .objective import marker_scores
@@ -89,15 +89,20 @@ def table5_from_runs(run_dirs: Sequence[Path]) -> str:
     return table5(results)
 
 
-def main(argv: Optional[List[str]] = None) -> None:
-    """Print Table 5 for the given run folders."""
+def main(argv: Optional[List[str]] = None) -> int:
+    """Print Table 5 for the given run folders; one-line errors (exit status 2) for a bad folder."""
     parser = argparse.ArgumentParser(description="DisSent test results as the paper's Table 5.")
     parser.add_argument("runs", nargs="+", type=Path, help="recipe output folders")
-    print(table5_from_runs(parser.parse_args(argv).runs))
+    args = parser.parse_args(argv)
+    try:
+        print(table5_from_runs(args.runs))
+    except CoherenceMetricError as error:
+        parser.exit(2, f"error: {error}\n")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
 
 
 __all__ = ["METRICS_FILE", "PREDICTIONS_FILE", "score_predictions", "table5", "table5_from_runs", "write_test_report"]

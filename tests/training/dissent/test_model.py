@@ -10,6 +10,7 @@ import torch
 from coherence_metric.errors import InputError
 from training.dissent.model import DisSentBiLSTM, make_classifier, pair_features
 from training.dissent.objective import marker_loss, marker_scores
+from training.dissent.report import main as report_main
 from training.dissent.report import score_predictions, table5
 from training.wordvec import WordVectors
 
@@ -93,3 +94,10 @@ def test_table5_has_the_papers_shape():
     assert lines[2] == "| BiLSTM | 47.2 | 67.5 | - | - | 73.3 | 75.0 |"
     assert books5["per_marker"]["but"] == {"precision": 1.0, "recall": 0.5, "f1": pytest.approx(2 / 3),
                                            "support": 2}
+
+
+def test_the_report_command_names_a_folder_without_results_in_one_line(tmp_path, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        report_main([str(tmp_path)])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err == f"error: {tmp_path}: no test_metrics.json (did the recipe run to the end?)\n"
