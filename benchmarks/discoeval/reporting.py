@@ -37,7 +37,7 @@ def render_markdown(result: Mapping[str, Any], published: Sequence[PublishedRow]
     trained_on_valid = set(flags.get("trained_on_valid", []))
     lines = [f"## DiscoEval: {encoder['name']}", ""]
     lines.append(f"Encoder signature `{encoder['signature']}`; seed {result['seed']}; "
-                 f"{_limit_text(result.get('limit'))}; {result['seconds']:.0f} s "
+                 f"{_limit_text(result.get('limit'))}; {result['seconds']:.0f} s{_resumed_text(result)} "
                  f"(cache: {result['cache']['hits']} hits, {result['cache']['misses']} misses).")
     lines += ["", "| Model | Source | " + " | ".join(GROUPS) + " | avg |",
               "|---|---|" + "---:|" * (len(GROUPS) + 1)]
@@ -180,6 +180,14 @@ def _format_setting(value: Any) -> str:
     if value is None:
         return "-"
     return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _resumed_text(result: Mapping[str, Any]) -> str:
+    resumed = result.get("resumed") or {}
+    if not resumed.get("tasks"):
+        return ""
+    return (f", plus {resumed['seconds']:.0f} s in {len(resumed['tasks'])} task(s) resumed from an interrupted run "
+            f"({', '.join(resumed['tasks'])})")
 
 
 def _limit_text(limit: Optional[int]) -> str:

@@ -19,12 +19,13 @@ import numpy as np
 
 from coherence_metric.version import __version__
 
-from .classifiers import train_and_test
+from .classifiers import describe_classifier, train_and_test
 from .encoder_specs import resolve_encoder
 from .encoders import SentenceEncoder
 from .encoding_cache import EncodingCache, unique_texts
 from .features import build_features, segment_vectors
 from .loaders import TaskData, discoeval_data_dir, load_task, overlap_groups
+from .task_checkpoints import TaskCheckpoints
 from .tasks import GROUPS, DiscoEvalTask, select_tasks, tasks_in_group
 
 logger = logging.getLogger("coherence_metric.benchmarks")
@@ -65,9 +66,19 @@ def run_discoeval(encoder_spec: Union[str, SentenceEncoder], tasks: Optional[Ite
     selected = select_tasks(tasks)
     folder = discoeval_data_dir(data_dir)
     cache = EncodingCache(cache_dir, enabled=use_cache)
+    checkpoints = TaskCheckpoints(Path(out_dir) if out_dir is not None and use_cache else None,
+                                  _checkpoint_key(encoder, seed, limit, folder))
     task_results: Dict[str, Dict[str, Any]] = {}
+    resumed: List[str] = []
     for task in selected:
-        task_results[task.name] = run_task(task, encoder, cache, folder, limit, seed)
+        row = checkpoints.load(task.name)
+        if row is not None and row.get("classifier") == describe_classifier(task.classifier):
+            logger.info("%s: test %.2f, resumed from %s", task.name, row["test_accuracy"], checkpoints.folder)
+            resumed.append(task.name)
+        else:
+            row = run_task(task, encoder, cache, folder, limit, seed)
+            checkpoints.save(task.name, row)
+        task_results[task.name] = row
     groups = group_scores(task_results, selected)
     incomplete = [group for group in GROUPS if groups.get(group) is None]
     result: Dict[str, Any] = {
@@ -86,6 +97,8 @@ def run_discoeval(encoder_spec: Union[str, SentenceEncoder], tasks: Optional[Ite
         },
         "cache": {"dir": str(cache.root) if use_cache else None, "hits": cache.stats.hits,
                   "misses": cache.stats.misses},
+        "resumed": {"tasks": resumed, "seconds": round(sum(
+            task_results[name]["seconds_encoding"] + task_results[name]["seconds_classifier"] for name in resumed), 2)},
         "versions": _versions(),
         "seconds": round(time.perf_counter() - started, 2),
     }
@@ -94,6 +107,7 @@ def run_discoeval(encoder_spec: Union[str, SentenceEncoder], tasks: Optional[Ite
 
         result["outputs"] = write_reports(result, out_dir)
         result["seconds"] = round(time.perf_counter() - started, 2)
+        checkpoints.clear()
     logger.info("DiscoEval with %s done in %.1f s: avg %s", encoder.name, result["seconds"], groups.get("avg"))
     return result
 
@@ -187,6 +201,12 @@ def _features(task: DiscoEvalTask, data: TaskData, split: str, encoder: Sentence
     features = build_features(task.feature_kind, segment_vectors(examples, index, encodings))
     labels = np.array([example.label for example in examples], dtype=np.int64)
     return features, labels
+
+
+def _checkpoint_key(encoder: SentenceEncoder, seed: int, limit: Optional[int], data_dir: Path) -> Dict[str, Any]:
+    """What a task row depends on besides the task: a partial result is reused only when all of it matches."""
+    return {"encoder": encoder.signature, "seed": seed, "limit": limit, "data_dir": str(Path(data_dir).resolve()),
+            "versions": _versions()}
 
 
 def _json_number(value: float) -> Optional[float]:

@@ -63,3 +63,36 @@ def test_unknown_task_fails_before_any_work(discoeval_dir: Path) -> None:
 
     with pytest.raises(InputError, match="unknown DiscoEval task"):
         run_discoeval(HashEncoder(), tasks=["SP/klingon"], data_dir=discoeval_dir)
+
+
+def test_an_interrupted_run_resumes_its_finished_tasks(discoeval_dir: Path, tmp_path: Path) -> None:
+    from coherence_metric.errors import InputError
+
+    data = tmp_path / "data"
+    (data / "SP").mkdir(parents=True)
+    (data / "SP" / "wiki").symlink_to(discoeval_dir / "SP" / "wiki")
+    out, cache, tasks = tmp_path / "out", tmp_path / "cache", ["SP/wiki", "SSP"]
+
+    def interrupted_run() -> None:  # SSP's data is missing: the run dies after SP/wiki finished
+        with pytest.raises(InputError, match="SSP"):
+            run_discoeval(HashEncoder(4), tasks=tasks, limit=30, out_dir=out, data_dir=data, cache_dir=cache)
+        assert [path.name for path in (out / "partial").iterdir()] == ["SP_wiki.json"]
+        (data / "SSP").symlink_to(discoeval_dir / "SSP")
+
+    interrupted_run()
+    other_seed = run_discoeval(HashEncoder(4), tasks=tasks, limit=30, seed=5, out_dir=out, data_dir=data,
+                               cache_dir=cache)
+    assert other_seed["resumed"]["tasks"] == []  # computed under another key: not reused
+    assert not (out / "partial").exists()  # the full report replaces the partial results
+
+    (data / "SSP").unlink()
+    interrupted_run()
+    resumed = run_discoeval(HashEncoder(4), tasks=tasks, limit=30, out_dir=out, data_dir=data, cache_dir=cache)
+    fresh = run_discoeval(HashEncoder(4), tasks=tasks, limit=30, data_dir=data, cache_dir=cache, use_cache=False)
+    assert resumed["resumed"]["tasks"] == ["SP/wiki"] and fresh["resumed"]["tasks"] == []
+    timings = ("seconds_encoding", "seconds_classifier")
+    assert ({name: {k: v for k, v in row.items() if k not in timings} for name, row in resumed["tasks"].items()}
+            == {name: {k: v for k, v in row.items() if k not in timings} for name, row in fresh["tasks"].items()})
+    assert not (out / "partial").exists()
+    markdown = Path(resumed["outputs"]["markdown"]).read_text(encoding="utf-8")
+    assert "in 1 task(s) resumed from an interrupted run (SP/wiki)" in markdown
