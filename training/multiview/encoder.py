@@ -1,9 +1,12 @@
 """The trained two-view encoder: its module, its folder on disk, and its DiscoEval face (``trained:FOLDER``).
 
-A saved folder (``best/`` or ``final/`` of a run) holds everything encoding needs, so it works on a machine
-without the training data or the word-vector model: ``encoder.safetensors`` (the bi-GRU ``f``, the linear
-map ``W`` of ``g`` (``U^T`` for the generative objective), the frozen word-vector matrix and the principal
-components used by the post-processing), ``tokenizer/`` and ``trained_encoder.json``.
+A saved folder (``best/`` or ``final/`` of a run) holds what training changed, and works on a machine without
+the training data: ``encoder.safetensors`` (the bi-GRU ``f``, the linear map ``W`` of ``g`` (``U^T`` for the
+generative objective) and the principal components used by the post-processing), ``tokenizer/`` and
+``trained_encoder.json``. The frozen word-vector matrix is stored by reference (its source and the sha256 of its
+values): it is 91% of the bytes (47 of 52 MB for all-MiniLM-L6-v2) and never changes, so a folder is 5 MB and
+loading rebuilds the matrix from the installed model, refusing one whose values differ. Folders of format 1,
+which hold the matrix, still load.
 
 Test-time representations are those of the paper's Table 2, chosen with spec options:
 
@@ -37,7 +40,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from coherence_metric.errors import InputError
+from coherence_metric.errors import CoherenceMetricError, InputError
 
 from ..wordvec import WordVectors
 from .principal import remove_component
@@ -47,7 +50,7 @@ FAMILY = "multiview"
 MANIFEST_FILE = "trained_encoder.json"  # the name benchmarks.discoeval.encoder_specs reads
 WEIGHTS_FILE = "encoder.safetensors"
 TOKENIZER_FOLDER = "tokenizer"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 VIEWS = ("f", "g")
 SPEC_OPTIONS = ("view", "pool", "ensemble", "pc", "batch", "maxlen", "device", "name")
 
@@ -103,16 +106,38 @@ def save_encoder(folder: Path, model: MultiViewEncoder, tokenizer: Any, componen
     folder.mkdir(parents=True, exist_ok=True)
     tensors: Dict[str, torch.Tensor] = {key: value.detach().cpu().contiguous()
                                         for key, value in model.state_dict().items()}
-    tensors["word_vectors"] = model.word_vectors.detach().cpu().contiguous()
     tensors.update({key: value.detach().cpu().float().contiguous() for key, value in components.items()})
     save_file(tensors, str(folder / WEIGHTS_FILE))
     os.chmod(folder / WEIGHTS_FILE, 0o644)  # safetensors writes owner-only; a run folder is meant to be shared
     tokenizer.save_pretrained(str(folder / TOKENIZER_FOLDER))
     digest = hashlib.sha256((folder / WEIGHTS_FILE).read_bytes()).hexdigest()
     manifest = {"family": FAMILY, "format": FORMAT_VERSION, "hidden": model.f.hidden,
-                "word_dim": int(model.word_vectors.shape[1]), "weights_sha256": digest, **details}
+                "word_dim": int(model.word_vectors.shape[1]), "weights_sha256": digest,
+                "word_vectors_sha256": word_vectors_digest(model.word_vectors), **details}
     (folder / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
     return folder
+
+
+def word_vectors_digest(weights: torch.Tensor) -> str:
+    """sha256 of a word-vector matrix's float32 values (row-major), which identifies it across machines."""
+    return hashlib.sha256(weights.detach().cpu().float().contiguous().numpy().tobytes()).hexdigest()
+
+
+def _stored_word_vectors(folder: Path, manifest: Mapping[str, Any], tensors: Dict[str, torch.Tensor],
+                         tokenizer: Any) -> torch.Tensor:
+    """The frozen matrix: from the weights file (format 1), else rebuilt from its source and checked."""
+    if "word_vectors" in tensors:
+        return tensors.pop("word_vectors")
+    source = str(manifest.get("word_vectors", ""))
+    try:
+        weights = WordVectors.load(source).weights
+    except (CoherenceMetricError, OSError, ValueError) as error:
+        raise InputError(f"trained:{folder}: its word vectors come from {source!r}, which does not load here "
+                         f"({error})") from None
+    if weights.shape[0] != len(tokenizer) or word_vectors_digest(weights) != manifest.get("word_vectors_sha256"):
+        raise InputError(f"trained:{folder}: the word vectors of {source!r} here differ from those it was trained "
+                         "with (sha256 mismatch): install the same model version")
+    return weights
 
 
 class MultiViewSentenceEncoder:
@@ -244,11 +269,11 @@ def load_sentence_encoder(folder: Path, options: Optional[Mapping[str, str]] = N
     max_length = _positive_int(options, "maxlen", 128, folder)
     manifest = read_manifest(folder)
     tensors = load_file(str(folder / WEIGHTS_FILE))
-    word_vectors = tensors.pop("word_vectors")
+    tokenizer = AutoTokenizer.from_pretrained(str(folder / TOKENIZER_FOLDER))
+    word_vectors = _stored_word_vectors(folder, manifest, tensors, tokenizer)
     components = {key: tensors.pop(key) for key in list(tensors) if key.startswith("pc.")}
     model = MultiViewEncoder(word_vectors, int(manifest["hidden"]))
     model.load_state_dict(tensors)
-    tokenizer = AutoTokenizer.from_pretrained(str(folder / TOKENIZER_FOLDER))
     words = WordVectors(tokenizer=tokenizer, weights=word_vectors, source=str(manifest.get("word_vectors", "")))
     default_name = f"multiview-{manifest.get('objective', '?')}:{view}" + (f":{ensemble}" if view == "ensemble" else "")
     return MultiViewSentenceEncoder(model, words, components, view, pooling, ensemble, remove_pc, batch_size,
@@ -257,4 +282,4 @@ def load_sentence_encoder(folder: Path, options: Optional[Mapping[str, str]] = N
 
 
 __all__ = ["FAMILY", "MANIFEST_FILE", "MultiViewEncoder", "MultiViewSentenceEncoder", "component_key",
-           "load_sentence_encoder", "read_manifest", "save_encoder"]
+           "load_sentence_encoder", "read_manifest", "save_encoder", "word_vectors_digest"]

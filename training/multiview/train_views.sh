@@ -5,8 +5,13 @@
 # Runs: generative (multiview-cpu-generative.yaml), generative-noninvertible (the same with
 # objective.invertible=false: g is still U^T), discriminative (multiview-cpu-discriminative.yaml). Each trains
 # into runs/multiview-cpu-<run> (resuming if interrupted); then DiscoEval for view f, view g and the ensemble
-# (concatenation with the paper's test-time pooling, as for its supervised tasks) goes to
-# runs/benchmarks/discoeval-multiview-<run>-<view>; a report that exists is skipped. One thread per job.
+# goes to runs/benchmarks/discoeval-multiview-<run>-<view>; a report that exists is skipped, and an
+# interrupted DiscoEval resumes its finished tasks. One thread per job.
+# Representations: POOL=mean (default) is Table 2's unsupervised column: mean(H) for f, mean(WX) for g, the
+# ensemble their average; 512 numbers each, the size of the other encoders DiscoEval compares (384-600), and
+# a DiscoEval in about half an hour. POOL=multi is the supervised column (f 2,048, g 1,536, ensemble 3,584 by
+# concatenation): its view-f DiscoEval took 2 h 24 min, most of it the probes' classifiers on wider features;
+# its reports go to ...-<view>-multi.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 CLI="${CLI:-.venv/bin/coherence-metric}"
@@ -14,6 +19,8 @@ RUNS="${RUNS:-runs}"
 read -r -a TRAIN_ARGS <<< "${TRAIN_ARGS:-}"   # e.g. TRAIN_ARGS="--set loop.max_steps=4" for a smoke check
 read -r -a DISCOEVAL_ARGS <<< "${DISCOEVAL_ARGS:-}"   # e.g. DISCOEVAL_ARGS="--limit 40 --tasks SP"
 ENCODER_OPTIONS="${ENCODER_OPTIONS:-}"   # appended to the encoder spec, e.g. ENCODER_OPTIONS=":device=cuda"
+POOL="${POOL:-mean}"
+case "$POOL" in mean) SUFFIX="" ;; multi) SUFFIX="-multi" ;; *) echo "POOL must be mean or multi" >&2; exit 2 ;; esac
 export OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}" MKL_NUM_THREADS="${MKL_NUM_THREADS:-1}"
 
 recipe_of() {
@@ -35,10 +42,10 @@ for run in "$@"; do
     "$CLI" train run $(recipe_of "$run") --set "loop.output_dir=$output" --no-progress "${TRAIN_ARGS[@]}"
   fi
   for view in f g ensemble; do
-    report_dir="$RUNS/benchmarks/discoeval-multiview-$run-$view"
+    report_dir="$RUNS/benchmarks/discoeval-multiview-$run-$view$SUFFIX"
     if compgen -G "$report_dir/discoeval_*.json" > /dev/null; then echo "$run/$view: reported already"; continue; fi
     echo "$(date +%H:%M) $run/$view: DiscoEval"
-    "$CLI" benchmark --suite discoeval --encoder "trained:$output/best:view=$view$ENCODER_OPTIONS" --out "$report_dir" \
+    "$CLI" benchmark --suite discoeval --encoder "trained:$output/best:view=$view:pool=$POOL$ENCODER_OPTIONS" --out "$report_dir" \
       --verbose "${DISCOEVAL_ARGS[@]}"
   done
 done

@@ -3,6 +3,7 @@ generative decoder's update hook, the committed recipes, and the error messages.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import shutil
@@ -130,6 +131,38 @@ def test_bad_options_and_damaged_folders_are_one_line_errors(smoke_runs, tmp_pat
     (damaged / WEIGHTS_FILE).write_bytes(bytes(data))
     with pytest.raises(InputError, match="sha256 does not match"):
         resolve_encoder(f"trained:{damaged}")
+
+
+def test_a_folder_stores_its_word_vectors_by_reference_and_checks_them(smoke_runs, tiny_bert_dir, tmp_path) -> None:
+    from safetensors.torch import load_file, save_file
+
+    folder = smoke_runs["generative"][0] / "final"
+    manifest = json.loads((folder / MANIFEST_FILE).read_text())
+    assert manifest["format"] == 2 and manifest["word_vectors"] == str(tiny_bert_dir)
+    assert "word_vectors" not in load_file(str(folder / WEIGHTS_FILE)), "the frozen matrix is not copied"
+    expected = resolve_encoder(f"trained:{folder}:view=f").encode(TEXTS)
+
+    # A format-1 folder holds the matrix itself: it loads without the source and encodes the same.
+    old = tmp_path / "format1"
+    shutil.copytree(folder, old)
+    tensors = load_file(str(old / WEIGHTS_FILE))
+    tensors["word_vectors"] = WordVectors.load(str(tiny_bert_dir)).weights.contiguous()
+    save_file(tensors, str(old / WEIGHTS_FILE))
+    old_manifest = {key: value for key, value in manifest.items() if key != "word_vectors_sha256"}
+    old_manifest.update(format=1, word_vectors="no/such-model",
+                        weights_sha256=hashlib.sha256((old / WEIGHTS_FILE).read_bytes()).hexdigest())
+    (old / MANIFEST_FILE).write_text(json.dumps(old_manifest))
+    assert np.allclose(resolve_encoder(f"trained:{old}:view=f").encode(TEXTS), expected, atol=1e-6)
+
+    # Other word vectors under the same name, or a source that is gone: one-line errors naming the folder.
+    for name, change in (("changed", {"word_vectors_sha256": "0" * 64}),
+                         ("moved", {"word_vectors": str(tmp_path / "gone")})):
+        damaged = tmp_path / name
+        shutil.copytree(folder, damaged)
+        (damaged / MANIFEST_FILE).write_text(json.dumps({**manifest, **change}))
+        message = "differ from those it was trained with" if name == "changed" else "does not load here"
+        with pytest.raises(InputError, match=f"trained:{damaged}: .*{message}"):
+            resolve_encoder(f"trained:{damaged}").encode(TEXTS)
 
 
 @pytest.mark.parametrize("invertible", [True, False])
