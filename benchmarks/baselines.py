@@ -8,13 +8,10 @@ baseline is built, so importing this module stays light.
 from __future__ import annotations
 
 import hashlib
-import logging
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
 from coherence_metric.errors import InputError
-
-LOGGER = logging.getLogger("coherence_metric.benchmarks")
 
 Document = Sequence[str]
 #: all-MiniLM-L6-v2 was trained on inputs of at most 256 word pieces (its sentence-transformers setting).
@@ -82,10 +79,10 @@ class AdjacentSentenceCosineBaseline:
     """Unsupervised baseline: mean cosine similarity of adjacent sentence embeddings (all-MiniLM-L6-v2).
 
     Sentence embeddings are mean-pooled over the attention mask, as sentence-transformers does for this
-    model. A document of one sentence has no adjacent pair and scores 0.0; an empty document is refused.
-    Sentences longer than 256 word pieces are truncated (the model's training length). Sentences are
-    embedded once each, sorted by length and batched, so a document's score does not depend on which
-    other documents share the call (up to float rounding, about 1e-6).
+    model (:class:`~coherence_metric.cohesion.SentenceCohesion`, which checkpoints with a cohesion term use too).
+    A document of one sentence has no adjacent pair and scores 0.0; an empty document is refused.
+    Sentences longer than 256 word pieces are truncated (the model's training length). A document's score does
+    not depend on which other documents share the call (up to float rounding, about 1e-6).
     """
 
     name = "adjacent-sentence-cosine"
@@ -105,7 +102,7 @@ class AdjacentSentenceCosineBaseline:
             max_length: word pieces kept per sentence.
             device: torch device for the encoder.
         """
-        from transformers import AutoModel, AutoTokenizer
+        from coherence_metric.cohesion import SentenceCohesion
 
         if batch_size < 1:
             raise InputError(f"batch_size must be at least 1, got {batch_size}")
@@ -119,39 +116,12 @@ class AdjacentSentenceCosineBaseline:
         if not path.is_dir():
             raise InputError(f"sentence-encoder folder {path} not found")
         self.model_path = path
-        self.batch_size = batch_size
-        self.max_length = max_length
-        self.device = device
-        self.tokenizer = AutoTokenizer.from_pretrained(str(path))
-        self.model = AutoModel.from_pretrained(str(path)).to(device).eval()
+        self.cohesion = SentenceCohesion.from_folder(path, batch_size=batch_size, max_length=max_length,
+                                                     device=device)
 
     def embed(self, sentences: Sequence[str]) -> Any:
         """Return L2-normalised mean-pooled embeddings, one row per sentence, as a float32 torch tensor on CPU."""
-        import torch
-
-        encoded = self.tokenizer(list(sentences), truncation=True, max_length=self.max_length)["input_ids"]
-        # Longest first, so similar lengths share a batch (little padding) and a memory blow-up shows at once.
-        order = sorted(range(len(encoded)), key=lambda index: len(encoded[index]), reverse=True)
-        pad_id = self.tokenizer.pad_token_id or 0
-        embeddings = torch.zeros((len(encoded), self.model.config.hidden_size), dtype=torch.float32)
-        with torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
-                batch = order[start : start + self.batch_size]
-                width = max(len(encoded[index]) for index in batch)
-                input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
-                attention_mask = torch.zeros((len(batch), width), dtype=torch.long)
-                for position, index in enumerate(batch):
-                    input_ids[position, : len(encoded[index])] = torch.tensor(encoded[index], dtype=torch.long)
-                    attention_mask[position, : len(encoded[index])] = 1
-                hidden = self.model(
-                    input_ids=input_ids.to(self.device),
-                    attention_mask=attention_mask.to(self.device),
-                    token_type_ids=torch.zeros_like(input_ids).to(self.device),
-                ).last_hidden_state
-                mask = attention_mask.to(self.device).unsqueeze(-1).to(hidden.dtype)
-                pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
-                embeddings[batch] = torch.nn.functional.normalize(pooled, dim=-1).float().cpu()
-        return embeddings
+        return self.cohesion.embed(sentences)
 
     def score(self, documents: Sequence[Document]) -> list[float]:
         """Score documents by how similar each sentence is to the next.
@@ -162,22 +132,4 @@ class AdjacentSentenceCosineBaseline:
         Returns:
             One score in [-1, 1] per document, in input order; 0.0 for a one-sentence document.
         """
-        checked = check_documents(documents)
-        for index, sentences in enumerate(checked):
-            if not sentences:
-                raise InputError(f"document {index} has no sentences")
-        unique = list(dict.fromkeys(sentence for sentences in checked for sentence in sentences))
-        if not unique:
-            return []
-        row = {sentence: number for number, sentence in enumerate(unique)}
-        embeddings = self.embed(unique)
-        scores = []
-        for sentences in checked:
-            if len(sentences) < 2:
-                scores.append(0.0)
-                continue
-            vectors = embeddings[[row[sentence] for sentence in sentences]]
-            cosines = (vectors[:-1] * vectors[1:]).sum(dim=-1).clamp(-1.0, 1.0)
-            scores.append(float(cosines.mean()))
-        LOGGER.debug("cosine baseline: %d documents, %d unique sentences", len(checked), len(unique))
-        return scores
+        return self.cohesion.scores(check_documents(documents))

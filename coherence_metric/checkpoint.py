@@ -27,6 +27,8 @@ from .backbones import resolve_backbone_folder
 from .checkpoint_config import (
     ADAPTER_DIR,
     BACKBONE_DIR,
+    COHESION_FORMAT_VERSION,
+    COHESION_KEY,
     CONFIG_NAME,
     DELTA_FILE,
     FLAVOURS,
@@ -72,11 +74,14 @@ def _is_peft_model(module: nn.Module) -> bool:
     return isinstance(module, PeftModel)
 
 
-def _head_tensors(head: nn.Linear) -> Dict[str, torch.Tensor]:
-    return {
-        "weight": head.weight.detach().float().cpu().contiguous(),
-        "bias": head.bias.detach().float().cpu().contiguous(),
+def _head_tensors(model: CoherenceModel) -> Dict[str, torch.Tensor]:
+    tensors = {
+        "weight": model.head.weight.detach().float().cpu().contiguous(),
+        "bias": model.head.bias.detach().float().cpu().contiguous(),
     }
+    if model.cohesion_weight is not None:  # in the head file, so the fingerprint covers it
+        tensors[COHESION_KEY] = model.cohesion_weight.detach().float().cpu().reshape(1).contiguous()
+    return tensors
 
 
 def _write_weights(
@@ -105,7 +110,7 @@ def _write_weights(
         if not delta:
             raise InputError("flavour='delta' found no trainable backbone parameter: nothing to save")
         save_file(delta, str(target / DELTA_FILE))
-    save_file(_head_tensors(model.head), str(target / HEAD_FILE))
+    save_file(_head_tensors(model), str(target / HEAD_FILE))
     if tokenizer is not None:
         tokenizer.save_pretrained(str(target / TOKENIZER_DIR))
 
@@ -157,13 +162,15 @@ def save_checkpoint(
         files=hash_folder_files(target),
         training=dict(training or {}),
         library_versions=_library_versions(),
+        format_version=COHESION_FORMAT_VERSION if model.cohesion_weight is not None else 1,
     )
     config.write(target)
     logger.info("saved %s checkpoint to %s", flavour, target)
     return target
 
 
-def _load_head(path: Path, hidden_size: int) -> nn.Linear:
+def _load_head(path: Path, hidden_size: int) -> Tuple[nn.Linear, Optional[float]]:
+    """The linear head and, for a checkpoint with a cohesion term, its weight."""
     from safetensors.torch import load_file
 
     tensors = load_file(str(path))
@@ -174,7 +181,13 @@ def _load_head(path: Path, hidden_size: int) -> nn.Linear:
     with torch.no_grad():
         head.weight.copy_(weight)
         head.bias.copy_(bias)
-    return head
+    cohesion = tensors.get(COHESION_KEY)
+    if cohesion is None:
+        return head, None
+    value = float(cohesion.reshape(-1)[0]) if cohesion.numel() == 1 else float("nan")
+    if not value > 0.0:
+        raise CheckpointError(f"{path} is corrupt: {COHESION_KEY} must be one positive number")
+    return head, value
 
 
 def _apply_delta(backbone: nn.Module, path: Path) -> None:
@@ -258,12 +271,14 @@ def load_checkpoint(folder: PathLike, verify: bool = True) -> LoadedCheckpoint:
     with quiet_transformers():
         backbone, tokenizer = _build_backbone(config, source)
 
+    head, cohesion_weight = _load_head(source / HEAD_FILE, config.hidden_size)
     model = CoherenceModel(
         backbone,
         config.pooling,
         config.backbone,
         config.max_length,
-        head=_load_head(source / HEAD_FILE, config.hidden_size),
+        head=head,
+        cohesion_weight=cohesion_weight,
     )
     model.eval()
     return LoadedCheckpoint(model=model, tokenizer=tokenizer, config=config, folder=source)

@@ -14,7 +14,13 @@ from typing import Any, Dict, Optional
 from .errors import CheckpointError
 
 CONFIG_NAME = "coherence_config.json"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+"""The newest format this code reads. Checkpoints are written in the oldest format that describes them, so
+older releases keep reading what they can score correctly."""
+COHESION_FORMAT_VERSION = 2
+"""Format 2 adds the cohesion term (``cohesion_weight`` in the head file): a release that reads only format 1
+would ignore it and give other scores, so it must refuse such a checkpoint instead."""
+COHESION_KEY = "cohesion_weight"
 FLAVOURS = ("full", "adapter", "delta")
 POOLINGS = ("last", "cls", "mean")
 HEAD_FILE = "head.safetensors"

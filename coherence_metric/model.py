@@ -59,7 +59,13 @@ class CoherenceModel(nn.Module):
         backbone_spec: where the backbone's pretrained weights come from (recorded in checkpoints).
         max_length: the longest input in tokens the model was trained or is meant to score.
         head: the scoring layer; a fresh ``Linear(hidden, 1)`` when omitted (an untrained head).
+        cohesion_weight: when set, a text's score is the head's plus this weight times the mean adjacent-sentence
+            cosine of the pretrained backbone's sentence embeddings (:mod:`coherence_metric.cohesion`). The term
+            is added per text by ``CoherenceScorer`` and the trainer, not in ``forward``, which reads tokens, not
+            sentences. A fixed number (a buffer, saved with the head), not a trained one.
     """
+
+    cohesion_weight: Optional[torch.Tensor]
 
     def __init__(
         self,
@@ -68,6 +74,7 @@ class CoherenceModel(nn.Module):
         backbone_spec: BackboneSpec,
         max_length: int,
         head: Optional[nn.Linear] = None,
+        cohesion_weight: Optional[float] = None,
     ) -> None:
         super().__init__()
         if pooling not in POOLINGS:
@@ -77,6 +84,10 @@ class CoherenceModel(nn.Module):
         self.backbone_spec = backbone_spec
         self.max_length = int(max_length)
         self.head = head if head is not None else nn.Linear(_hidden_size(backbone), 1)
+        if cohesion_weight is not None and not (float(cohesion_weight) > 0.0):
+            raise InputError(f"cohesion_weight must be a positive number, got {cohesion_weight!r}")
+        self.register_buffer("cohesion_weight",
+                             None if cohesion_weight is None else torch.tensor(float(cohesion_weight)))
 
     @property
     def hidden_size(self) -> int:

@@ -2,8 +2,9 @@
 
 Inference path: validate -> tokenize once -> handle long texts (warn / error / window) -> sort by length
 -> batches under a token budget -> ``torch.inference_mode`` forward (fp32, or bf16/fp16 autocast) -> head
--> restore input order. A text's score does not depend on the batch size or on its neighbours in a
-batch: attention masks hide the padding and pooling reads only real tokens.
+-> restore input order; a checkpoint with a cohesion term then adds its weight times the text's mean
+adjacent-sentence cosine (:mod:`coherence_metric.cohesion`). A text's score does not depend on the batch size or
+on its neighbours in a batch: attention masks hide the padding and pooling reads only real tokens.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import torch
 
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, paired_bootstrap
 from .checkpoint import load_checkpoint
+from .cohesion import SentenceCohesion
 from .errors import InputError
 from .model import CoherenceModel
 from .registry import DEFAULT_MODEL, resolve_model
@@ -113,17 +115,20 @@ class CoherenceScorer:
         max_length: Optional[int] = None,
         truncation: str = "window",
         max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
+        cohesion: Optional[SentenceCohesion] = None,
     ) -> "CoherenceScorer":
         """A scorer over an in-memory model (training's dev evaluation, the untrained-head baseline).
 
         The model is put in eval mode. The signature names ``label`` and a hash of the model's parameters,
         taken when the signature is first asked for, so later changes to the weights are not reflected.
+        ``cohesion`` lends an already loaded sentence encoder to a model with a cohesion term (training scores
+        its model many times); without it the pretrained backbone is loaded on first use.
         """
         scorer = cls.__new__(cls)
         cls._check_settings(batch_size, truncation, max_tokens_per_batch)
         scorer.device = resolve_device(device)
         scorer.dtype = resolve_dtype(dtype, scorer.device)
-        scorer._setup(model, tokenizer, label, None)
+        scorer._setup(model, tokenizer, label, None, cohesion)
         scorer.batch_size = batch_size
         scorer.truncation = truncation
         scorer.max_tokens_per_batch = max_tokens_per_batch
@@ -140,11 +145,23 @@ class CoherenceScorer:
         if not isinstance(max_tokens_per_batch, int) or max_tokens_per_batch < 1:
             raise InputError(f"max_tokens_per_batch must be a positive integer, got {max_tokens_per_batch!r}")
 
-    def _setup(self, model: CoherenceModel, tokenizer: Any, label: str, fingerprint: Optional[str]) -> None:
+    def _setup(self, model: CoherenceModel, tokenizer: Any, label: str, fingerprint: Optional[str],
+               cohesion: Optional[SentenceCohesion] = None) -> None:
         self.model = model.to(self.device).eval()
         self.tokenizer = tokenizer
         self.model_label = label
         self._fingerprint = fingerprint
+        self._cohesion = cohesion
+
+    @property
+    def cohesion(self) -> SentenceCohesion:
+        """The sentence encoder of the model's cohesion term: its pretrained backbone, loaded on first use."""
+        if self._cohesion is None:
+            from .backbones import resolve_backbone_folder
+
+            self._cohesion = SentenceCohesion.from_folder(resolve_backbone_folder(self.model.backbone_spec),
+                                                          device=self.device)
+        return self._cohesion
 
     @property
     def fingerprint(self) -> str:
@@ -203,6 +220,10 @@ class CoherenceScorer:
             totals[owner] += value
             counts[owner] += 1
         scores = [total / count for total, count in zip(totals, counts)]
+        if self.model.cohesion_weight is not None:
+            weight = float(self.model.cohesion_weight)
+            cohesion = self.cohesion.scores([sentences_of(document) for document in documents])
+            scores = [value + weight * term for value, term in zip(scores, cohesion)]
         if encoded.n_truncated:
             warnings.warn(
                 f"{encoded.n_truncated} of {len(joined)} texts were longer than max_length={self.max_length} "

@@ -53,6 +53,10 @@ class ObjectiveConfig:
     # similar sentence of another document of the same corpus, as INSteD builds its test); the rest are
     # permutations. 0 = the paper (permutations only).
     intrusions: int = 0
+    # Beyond the paper: score = head + cohesion_weight * mean adjacent-sentence cosine of the pretrained
+    # backbone's sentence embeddings (coherence_metric/cohesion.py), in the loss, in mining, on dev and in the
+    # saved checkpoint. A fixed number; None = no term (the paper).
+    cohesion_weight: Optional[float] = None
 
 
 @dataclass
@@ -132,6 +136,9 @@ class RecipeConfig:
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
     lora: Optional[LoraConfig] = None
     train: TrainConfig = field(default_factory=TrainConfig)
+    # Start from this coherence checkpoint's weights (``default``, a packaged name or a folder) instead of the
+    # pretrained backbone with a fresh head; it must stand on the recipe's backbone. None = the paper's start.
+    init_checkpoint: Optional[str] = None
 
     def to_dict(self) -> Dict[str, Any]:
         """Plain-Python form, recorded in checkpoints and logs."""
@@ -234,6 +241,8 @@ def _check(config: RecipeConfig, where: str) -> None:
          "mining.candidates must be at least objective.negatives"),
         (config.train.save_flavour != "adapter" or config.lora is not None,
          "train.save_flavour 'adapter' needs a lora section"),
+        (config.objective.cohesion_weight is None or config.objective.cohesion_weight > 0,
+         "objective.cohesion_weight must be a positive number (leave it out for no cohesion term)"),
     ]
     for ok, message in checks:
         if not ok:

@@ -6,6 +6,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from coherence_metric.cohesion import SentenceCohesion
 from coherence_metric.model import CoherenceModel
 from coherence_metric.scorer import CoherenceScorer, TruncationWarning
 
@@ -44,21 +45,23 @@ class DevResult:
 
 
 def score_documents(model: CoherenceModel, tokenizer: Any, documents: Sequence[List[str]], max_length: int,
-                    batch_size: int = 32) -> List[float]:
+                    batch_size: int = 32, cohesion: Optional[SentenceCohesion] = None) -> List[float]:
     """Scores of sentence-list documents in eval mode, through the metric's own batched inference path.
 
-    Training and scoring share one code path, so dev accuracy measures exactly what users will get.
+    Training and scoring share one code path, so dev accuracy measures exactly what users will get (the
+    cohesion term included, with ``cohesion`` the already loaded sentence encoder).
     The model is left in eval mode; the caller switches it back to training.
     """
     scorer = CoherenceScorer.from_model(model, tokenizer, label="training", device=str(next(model.parameters()).device),
-                                        batch_size=batch_size, max_length=max_length)
+                                        batch_size=batch_size, max_length=max_length, cohesion=cohesion)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TruncationWarning)  # training data is capped when prepared
         return scorer.score([list(document) for document in documents]).scores
 
 
 def evaluate(model: CoherenceModel, tokenizer: Any, items: Sequence[TrainingItem], negatives: int,
-             max_length: int, intrusions: Optional[Mapping[str, Sequence[Intrusion]]] = None) -> DevResult:
+             max_length: int, intrusions: Optional[Mapping[str, Sequence[Intrusion]]] = None,
+             cohesion: Optional[SentenceCohesion] = None) -> DevResult:
     """Score each dev item's positive and its first ``negatives`` permutations; report beat-all accuracy.
 
     With ``intrusions`` (item id -> intrusions), each item's intrusion negatives are scored too and reported
@@ -73,7 +76,7 @@ def evaluate(model: CoherenceModel, tokenizer: Any, items: Sequence[TrainingItem
         documents.append(item.pos)
         documents.extend(negative_documents)
         documents.extend(intruded)
-    scores = score_documents(model, tokenizer, documents, max_length)
+    scores = score_documents(model, tokenizer, documents, max_length, cohesion=cohesion)
     wins = ties = pair_wins = pairs = intrusion_wins = intrusion_pairs = 0
     for start, count, intruded_count in spans:
         positive, others = scores[start], scores[start + 1 : start + 1 + count]

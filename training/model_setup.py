@@ -6,6 +6,7 @@ import logging
 from pathlib import Path
 from typing import Any, Tuple
 
+import torch
 from torch import nn
 
 from coherence_metric.backbones import resolve_backbone_folder
@@ -91,6 +92,22 @@ def set_dropout(backbone: nn.Module, probability: float) -> int:
     return len(layers)
 
 
+def start_from_checkpoint(model: CoherenceModel, name: str) -> None:
+    """Copy a coherence checkpoint's backbone and head into ``model``, which must stand on the same backbone."""
+    from coherence_metric.checkpoint import load_checkpoint
+    from coherence_metric.registry import resolve_model
+
+    loaded = load_checkpoint(resolve_model(name, local_files_only=True).folder)
+    ours, theirs = model.backbone_spec, loaded.model.backbone_spec
+    if theirs.weights_sha256 != ours.weights_sha256 or loaded.model.hidden_size != model.hidden_size:
+        raise InputError(f"init_checkpoint {name!r} stands on backbone {theirs.name_or_path} "
+                         f"(weights {str(theirs.weights_sha256)[:12]}), not on the recipe's {ours.name_or_path} "
+                         f"(weights {str(ours.weights_sha256)[:12]})")
+    model.backbone.load_state_dict(loaded.model.backbone.state_dict())
+    model.head.load_state_dict(loaded.model.head.state_dict())
+    logger.info("model: starting from checkpoint %s", name)
+
+
 def build_model(recipe: RecipeConfig, seed: int) -> Tuple[CoherenceModel, Any]:
     """The recipe's model (pretrained backbone, seeded fresh head, freezing or LoRA) and its tokenizer."""
     from transformers import AutoTokenizer
@@ -104,6 +121,10 @@ def build_model(recipe: RecipeConfig, seed: int) -> Tuple[CoherenceModel, Any]:
         model_type=model.backbone_spec.model_type,
         weights_sha256=sha256_of_file(weights) if weights.is_file() else None,
     )
+    if recipe.init_checkpoint:
+        start_from_checkpoint(model, recipe.init_checkpoint)
+    if recipe.objective.cohesion_weight is not None:
+        model.cohesion_weight = torch.tensor(float(recipe.objective.cohesion_weight))
     freeze(model.backbone, recipe.train.freeze_embeddings, recipe.train.train_layers)
     if recipe.train.dropout is not None:
         set_dropout(model.backbone, recipe.train.dropout)

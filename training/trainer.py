@@ -28,6 +28,7 @@ import numpy as np
 import torch
 
 from coherence_metric.checkpoint import save_checkpoint
+from coherence_metric.cohesion import SentenceCohesion
 from coherence_metric.errors import InputError
 from coherence_metric.runtime import autocast_context
 
@@ -38,7 +39,7 @@ from .data.examples import TrainingItem
 from .data.intrusions import Intrusion, build_intrusions, intrusion_document
 from .data.storage import read_split, split_path
 from .evaluation import DevResult, evaluate, score_documents
-from .model_setup import build_model
+from .model_setup import backbone_folder, build_model
 from .objectives import (
     MomentumEncoder,
     NegativeQueue,
@@ -165,6 +166,10 @@ class Trainer:
         self.rng = random.Random(seed * 1000 + self.world.rank)
         self.model, self.tokenizer = build_model(recipe, seed)
         self.model.to(self.device)
+        self.cohesion: Optional[SentenceCohesion] = None
+        if self.model.cohesion_weight is not None:  # the pretrained backbone, frozen: the term never trains
+            self.cohesion = SentenceCohesion.from_folder(backbone_folder(recipe.backbone, recipe.backbone_revision),
+                                                         device=str(self.device))
         self.data_notes: Dict[str, Any] = {}
         self.train_items, self.dev_items = self._load_data()
         self.train_intrusions: Dict[str, List[Intrusion]] = {}
@@ -312,7 +317,7 @@ class Trainer:
             candidates = item.negative_documents()[: mining.candidates]
             spans.append((position, len(documents), len(candidates)))
             documents.extend(candidates)
-        scores = score_documents(self.model, self.tokenizer, documents, self.recipe.max_length)
+        scores = score_documents(self.model, self.tokenizer, documents, self.recipe.max_length, cohesion=self.cohesion)
         self.model.train()
         self.mined = {position: select_hard_negatives(scores[start : start + count], self.permutations_per_document())
                       for position, start, count in spans}
@@ -327,6 +332,9 @@ class Trainer:
         with autocast_context("bf16" if self.recipe.train.bf16 else "fp32", self.device):
             scores, vectors = self.wrapped(input_ids, mask, return_vectors=True)
         scores = scores.float()
+        if self.cohesion is not None and self.model.cohesion_weight is not None:
+            cohesion = torch.tensor(self.cohesion.scores([item.pos, *negatives]), device=scores.device)
+            scores = scores + self.model.cohesion_weight * cohesion
         positive, negative = scores[:1], scores[1:].unsqueeze(0)
         if objective.name == "pairwise":
             loss = pairwise_margin_loss(positive, negative, objective.margin)
@@ -435,7 +443,7 @@ class Trainer:
     def evaluate_and_keep_best(self) -> DevResult:
         """Dev accuracy now; a new best is saved to ``best/`` (rank 0 only)."""
         result = evaluate(self.model, self.tokenizer, self.dev_items, self.recipe.objective.negatives,
-                          self.recipe.max_length, intrusions=self.dev_intrusions)
+                          self.recipe.max_length, intrusions=self.dev_intrusions, cohesion=self.cohesion)
         self.model.train()
         if result.selection_score > self.best_accuracy:
             self.best_accuracy = result.selection_score

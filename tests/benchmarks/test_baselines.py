@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.baselines import AdjacentSentenceCosineBaseline, RandomBaseline
+from coherence_metric.cohesion import SentenceCohesion
 from coherence_metric.errors import InputError
 
 DOCUMENTS = [
@@ -52,9 +53,8 @@ def test_cosine_scores_do_not_depend_on_batch_composition(cosine_baseline):
     together = cosine_baseline.score(DOCUMENTS)
     alone = [cosine_baseline.score([document])[0] for document in DOCUMENTS]
     reversed_order = cosine_baseline.score(DOCUMENTS[::-1])[::-1]
-    small_batches = AdjacentSentenceCosineBaseline(batch_size=1)
-    small_batches.model, small_batches.tokenizer = cosine_baseline.model, cosine_baseline.tokenizer
-    one_by_one = small_batches.score(DOCUMENTS)
+    small_batches = SentenceCohesion(cosine_baseline.cohesion.model, cosine_baseline.cohesion.tokenizer, batch_size=1)
+    one_by_one = small_batches.scores(DOCUMENTS)
     for other in (alone, reversed_order, one_by_one):
         assert other == pytest.approx(together, abs=1e-5)
 

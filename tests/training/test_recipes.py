@@ -29,6 +29,19 @@ def test_the_intrusion_recipe_differs_from_the_cpu_default_only_where_it_says():
     assert intrusion == base
 
 
+def test_the_cohesion_recipe_continues_the_intrusion_recipe_from_the_default():
+    intrusion = load_recipe(CONFIGS / "cpu-minilm-intrusion.yaml").to_dict()
+    cohesion = load_recipe(CONFIGS / "cpu-minilm-cohesion.yaml").to_dict()
+    assert (cohesion["init_checkpoint"], cohesion["objective"]["cohesion_weight"]) == ("default", 8.0)
+    assert (cohesion["train"]["max_steps"], cohesion["schedule"]["anneal_steps"]) == (2000, 2000)
+    for recipe in (intrusion, cohesion):
+        recipe["init_checkpoint"], recipe["objective"]["cohesion_weight"], recipe["output_dir"] = None, None, "x"
+        recipe["optimizer"]["lr"], recipe["schedule"]["anneal_steps"] = 0.0, 0
+        for key in ("max_steps", "eval_every", "seed"):
+            recipe["train"][key] = 0
+    assert cohesion == intrusion
+
+
 @pytest.mark.parametrize("arm, negatives", [("pairwise", 1), ("contrastive", 5)])
 def test_the_ablation_arms_are_the_cpu_default_cut_at_its_step_2500(arm, negatives):
     """The Table 1 ablation compares objectives only: same data, seed and learning-rate schedule as the full run."""

@@ -115,6 +115,44 @@ def test_dropout_override_and_a_faster_head(tiny_training_data, tiny_bert_dir, t
     assert torch.equal(trainer.model(ids, mask), trainer.model(ids, mask))
 
 
+def test_a_run_can_start_from_a_checkpoint_and_train_with_a_cohesion_term(tiny_training_data, tiny_bert_dir,
+                                                                          tmp_path):
+    from coherence_metric import load_checkpoint
+    from training.evaluation import score_documents
+    from training.objectives import contrastive_margin_loss
+
+    Trainer(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "plain", "contrastive"), progress=False).run()
+    start = load_checkpoint(tmp_path / "plain" / "final").model
+    config = recipe(tiny_training_data, tiny_bert_dir, tmp_path / "cohesion", "contrastive",
+                    train={"max_steps": 2, "dropout": 0.0}, init_checkpoint=str(tmp_path / "plain" / "final"))
+    config.objective.cohesion_weight = 2.0
+    trainer = Trainer(config, progress=False)
+    assert torch.equal(trainer.model.head.weight, start.head.weight), "the run starts from the checkpoint's head"
+    assert float(trainer.model.cohesion_weight) == 2.0 and trainer.cohesion is not None
+    # The loss sees head + 2.0 x cohesion, the scores users get.
+    item = trainer.dev_items[0]
+    negatives = item.negative_documents()[:2]
+    loss, _, _ = trainer.document_loss(item, negatives)
+    with torch.no_grad():
+        encoded = trainer.tokenizer([" ".join(document) for document in [item.pos, *negatives]], padding=True,
+                                    return_tensors="pt")
+        heads = trainer.model(encoded["input_ids"], encoded["attention_mask"])
+    combined = heads + 2.0 * torch.tensor(trainer.cohesion.scores([item.pos, *negatives]))
+    expected = contrastive_margin_loss(combined[:1], combined[1:].unsqueeze(0), 0.1)
+    without = contrastive_margin_loss(heads[:1], heads[1:].unsqueeze(0), 0.1)
+    assert float(loss.detach()) == pytest.approx(float(expected), abs=1e-5)
+    assert abs(float(expected) - float(without)) > 1e-3, "the term changes this loss: the check can fail"
+    trainer.run()
+    shipped = CoherenceScorer(str(tmp_path / "cohesion" / "final"))
+    assert float(shipped.model.cohesion_weight) == 2.0
+    documents = [item.pos for item in trainer.dev_items[:3]] + trainer.dev_items[0].negative_documents()[:2]
+    during_training = score_documents(trainer.model, trainer.tokenizer, documents, 100, cohesion=trainer.cohesion)
+    assert shipped.score(documents).scores == pytest.approx(during_training, abs=1e-4), \
+        "dev accuracy must measure the scores users get, cohesion term included"
+    with pytest.raises(InputError, match="cohesion_weight must be a positive number"):
+        recipe_from_dict({"backbone": "b", "output_dir": "o", "objective": {"cohesion_weight": 0}})
+
+
 def test_lora_trains_an_adapter_checkpoint(tiny_training_data, tiny_bert_dir, tmp_path):
     Trainer(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "lora", "contrastive",
                    lora={"r": 2, "alpha": 4, "target_modules": ["query", "value"]}, train={"save_flavour": "adapter"}),
