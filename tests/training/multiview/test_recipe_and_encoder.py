@@ -165,6 +165,15 @@ def test_a_folder_stores_its_word_vectors_by_reference_and_checks_them(smoke_run
             resolve_encoder(f"trained:{damaged}").encode(TEXTS)
 
 
+def test_the_committed_checkpoints_load_and_encode() -> None:
+    """The folders behind RESULTS.md's numbers stay intact and loadable (format 2: vectors from the package)."""
+    folders = sorted((CONFIGS.parent / "multiview" / "checkpoints").iterdir())
+    assert folders, "training/multiview/checkpoints holds the measured runs"
+    for folder in folders:
+        vectors = resolve_encoder(f"trained:{folder}:view=f:pool=mean").encode(TEXTS[:3])
+        assert vectors.shape == (3, 512) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+
+
 @pytest.mark.parametrize("invertible", [True, False])
 def test_the_orthonormal_update_runs_after_each_step_unless_disabled(tiny_bert_dir, shared_data, tmp_path,
                                                                      invertible) -> None:
