@@ -33,6 +33,7 @@ from .checkpoint_config import (
     DELTA_FILE,
     FLAVOURS,
     HEAD_FILE,
+    SENTENCE_SCORER_FORMAT_VERSION,
     TOKENIZER_DIR,
     CheckpointConfig,
     hash_folder_files,
@@ -42,6 +43,8 @@ from .checkpoint_config import (
 from .errors import CheckpointError, InputError
 from .model import CoherenceModel
 from .quiet import quiet_transformers
+from .sentence_scorer import TENSOR_PREFIX as SENTENCE_SCORER_PREFIX
+from .sentence_scorer import SentenceLevelScorer, SentenceScorerShape
 
 logger = logging.getLogger("coherence_metric")
 
@@ -81,6 +84,8 @@ def _head_tensors(model: CoherenceModel) -> Dict[str, torch.Tensor]:
     }
     if model.cohesion_weight is not None:  # in the head file, so the fingerprint covers it
         tensors[COHESION_KEY] = model.cohesion_weight.detach().float().cpu().reshape(1).contiguous()
+    if model.sentence_scorer is not None:
+        tensors.update(model.sentence_scorer.tensors())
     return tensors
 
 
@@ -162,18 +167,98 @@ def save_checkpoint(
         files=hash_folder_files(target),
         training=dict(training or {}),
         library_versions=_library_versions(),
-        format_version=COHESION_FORMAT_VERSION if model.cohesion_weight is not None else 1,
+        format_version=_format_version(model),
+        sentence_scorer=None if model.sentence_scorer is None else model.sentence_scorer.shape.to_dict(),
     )
     config.write(target)
     logger.info("saved %s checkpoint to %s", flavour, target)
     return target
 
 
-def _load_head(path: Path, hidden_size: int) -> Tuple[nn.Linear, Optional[float]]:
-    """The linear head and, for a checkpoint with a cohesion term, its weight."""
+def add_sentence_scorer(
+    base: PathLike,
+    scorer: SentenceLevelScorer,
+    target: PathLike,
+    training: Optional[Dict[str, Any]] = None,
+    overwrite: bool = False,
+) -> Path:
+    """Write a copy of the checkpoint ``base`` whose score adds ``scorer``'s sentence-level term.
+
+    The backbone files are copied byte for byte (a delta stays the same delta); the head file gains the term's
+    tensors and the config its shape, format 3, new file hashes, and ``training.sentence_scorer`` (how the term
+    was trained) beside ``training.base_checkpoint`` (the fingerprint of ``base``).
+
+    Raises:
+        InputError: ``target`` is not empty (without ``overwrite``), ``base`` already has such a term, or the term
+            reads sentence embeddings of another width than the backbone's.
+        CheckpointError: ``base`` is not a valid checkpoint.
+    """
+    from safetensors.torch import save_file
+
+    source, out = Path(base), Path(target)
+    config = read_checkpoint_config(source)
+    verify_checkpoint_files(source, config)
+    if config.sentence_scorer is not None:
+        raise InputError(f"{source} already has a sentence-level term")
+    if scorer.shape.embedding_dim != config.hidden_size:
+        raise InputError(f"the sentence scorer reads {scorer.shape.embedding_dim}-wide embeddings, but {source}'s "
+                         f"backbone gives {config.hidden_size}")
+    if out.exists() and any(out.iterdir()):
+        if not overwrite:
+            raise InputError(f"{out} is not empty: choose another folder or pass overwrite=True")
+        shutil.rmtree(out)
+    tensors = _read_tensors(source / HEAD_FILE)
+    shutil.copytree(source, out, dirs_exist_ok=True)
+    (out / CONFIG_NAME).unlink()
+    tensors.update(scorer.tensors())
+    save_file(tensors, str(out / HEAD_FILE))
+    config.training = {**config.training, "base_checkpoint": config.fingerprint(),
+                       "sentence_scorer": dict(training or {})}
+    config.files = hash_folder_files(out)
+    config.format_version = SENTENCE_SCORER_FORMAT_VERSION
+    config.sentence_scorer = scorer.shape.to_dict()
+    config.library_versions = _library_versions()
+    config.write(out)
+    logger.info("wrote %s: %s with a sentence-level term", out, source)
+    return out
+
+
+def _format_version(model: CoherenceModel) -> int:
+    """The oldest format that describes the model, so older releases keep reading what they score correctly."""
+    if model.sentence_scorer is not None:
+        return SENTENCE_SCORER_FORMAT_VERSION
+    return COHESION_FORMAT_VERSION if model.cohesion_weight is not None else 1
+
+
+def _load_sentence_scorer(path: Path, config: CheckpointConfig,
+                          tensors: Dict[str, torch.Tensor]) -> Optional[SentenceLevelScorer]:
+    """The sentence-level term the config describes, rebuilt from the head file's tensors (None without one)."""
+    has_tensors = any(key.startswith(SENTENCE_SCORER_PREFIX) for key in tensors)
+    if config.sentence_scorer is None:
+        if has_tensors:
+            raise CheckpointError(f"{path} is corrupt: it holds sentence scorer tensors its config does not describe")
+        return None
+    try:
+        shape = SentenceScorerShape.from_dict(config.sentence_scorer)
+        if shape.embedding_dim != config.hidden_size:
+            raise InputError(f"its embedding_dim {shape.embedding_dim} is not the backbone's {config.hidden_size}")
+        return SentenceLevelScorer.from_tensors(shape, tensors)
+    except (InputError, TypeError) as error:
+        raise CheckpointError(f"{path} is corrupt: the sentence scorer does not load ({error})") from None
+
+
+def _read_tensors(path: Path) -> Dict[str, torch.Tensor]:
+    """Every tensor of a safetensors file; an unreadable one is a corrupt checkpoint."""
     from safetensors.torch import load_file
 
-    tensors = load_file(str(path))
+    try:
+        return load_file(str(path))
+    except Exception as error:  # safetensors raises its own error types (and OSError) for damaged files
+        raise CheckpointError(f"{path} is corrupt: not a readable safetensors file ({error})") from None
+
+
+def _load_head(path: Path, tensors: Dict[str, torch.Tensor], hidden_size: int) -> Tuple[nn.Linear, Optional[float]]:
+    """The linear head and, for a checkpoint with a cohesion term, its weight."""
     weight, bias = tensors.get("weight"), tensors.get("bias")
     if weight is None or bias is None or tuple(weight.shape) != (1, hidden_size) or tuple(bias.shape) != (1,):
         raise CheckpointError(f"{path} is corrupt: expected a head of shape (1, {hidden_size}) with a bias")
@@ -271,7 +356,9 @@ def load_checkpoint(folder: PathLike, verify: bool = True) -> LoadedCheckpoint:
     with quiet_transformers():
         backbone, tokenizer = _build_backbone(config, source)
 
-    head, cohesion_weight = _load_head(source / HEAD_FILE, config.hidden_size)
+    head_tensors = _read_tensors(source / HEAD_FILE)
+    head, cohesion_weight = _load_head(source / HEAD_FILE, head_tensors, config.hidden_size)
+    sentence_scorer = _load_sentence_scorer(source / HEAD_FILE, config, head_tensors)
     model = CoherenceModel(
         backbone,
         config.pooling,
@@ -279,9 +366,10 @@ def load_checkpoint(folder: PathLike, verify: bool = True) -> LoadedCheckpoint:
         config.max_length,
         head=head,
         cohesion_weight=cohesion_weight,
+        sentence_scorer=sentence_scorer,
     )
     model.eval()
     return LoadedCheckpoint(model=model, tokenizer=tokenizer, config=config, folder=source)
 
 
-__all__ = ["CONFIG_NAME", "LoadedCheckpoint", "load_checkpoint", "save_checkpoint"]
+__all__ = ["CONFIG_NAME", "LoadedCheckpoint", "add_sentence_scorer", "load_checkpoint", "save_checkpoint"]

@@ -14,13 +14,15 @@ from typing import Any, Dict, Optional
 from .errors import CheckpointError
 
 CONFIG_NAME = "coherence_config.json"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 """The newest format this code reads. Checkpoints are written in the oldest format that describes them, so
 older releases keep reading what they can score correctly."""
 COHESION_FORMAT_VERSION = 2
 """Format 2 adds the cohesion term (``cohesion_weight`` in the head file): a release that reads only format 1
 would ignore it and give other scores, so it must refuse such a checkpoint instead."""
 COHESION_KEY = "cohesion_weight"
+SENTENCE_SCORER_FORMAT_VERSION = 3
+"""Format 3 adds the sentence-level term (``sentence_scorer`` in the config, its tensors in the head file)."""
 FLAVOURS = ("full", "adapter", "delta")
 POOLINGS = ("last", "cls", "mean")
 HEAD_FILE = "head.safetensors"
@@ -71,6 +73,7 @@ class CheckpointConfig:
     training: Dict[str, Any] = field(default_factory=dict)
     library_versions: Dict[str, str] = field(default_factory=dict)
     format_version: int = FORMAT_VERSION
+    sentence_scorer: Optional[Dict[str, int]] = None
 
     def fingerprint(self) -> str:
         """A short hash of every recorded file hash: two checkpoints share it only if their bytes match."""
@@ -81,6 +84,8 @@ class CheckpointConfig:
         """The JSON-ready form written to ``coherence_config.json``."""
         data = asdict(self)
         data["format_version"] = self.format_version
+        if self.sentence_scorer is None:  # older formats have no such key
+            del data["sentence_scorer"]
         return data
 
     def write(self, folder: Path) -> Path:
@@ -126,6 +131,7 @@ def read_checkpoint_config(folder: Path) -> CheckpointConfig:
             training=dict(data.get("training", {})),
             library_versions=dict(data.get("library_versions", {})),
             format_version=version,
+            sentence_scorer=data.get("sentence_scorer"),
         )
     except (KeyError, TypeError, ValueError) as error:
         raise CheckpointError(f"{path} is corrupt: missing or malformed key {error}") from None
@@ -135,6 +141,8 @@ def read_checkpoint_config(folder: Path) -> CheckpointConfig:
         raise CheckpointError(f"{path} is corrupt: pooling {config.pooling!r} is not one of {', '.join(POOLINGS)}")
     if not config.files:
         raise CheckpointError(f"{path} is corrupt: it records no file hashes")
+    if config.sentence_scorer is not None and not isinstance(config.sentence_scorer, dict):
+        raise CheckpointError(f"{path} is corrupt: sentence_scorer must be a JSON object")
     return config
 
 

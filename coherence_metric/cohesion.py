@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import Any, List, Sequence, Union
+from typing import Any, List, Sequence, Tuple, Union
 
 import torch
 
@@ -94,24 +94,35 @@ class SentenceCohesion:
         Raises:
             InputError: a document with no sentences.
         """
+        return self.scores_from(*self.embed_documents(documents))
+
+    @staticmethod
+    def scores_from(embeddings: torch.Tensor, rows: Sequence[Sequence[int]]) -> List[float]:
+        """The mean adjacent-sentence cosine of each document given as rows of ``embeddings``."""
+        values = []
+        for document_rows in rows:
+            if len(document_rows) < 2:
+                values.append(0.0)
+                continue
+            vectors = embeddings[list(document_rows)]
+            cosines = (vectors[:-1] * vectors[1:]).sum(dim=-1).clamp(-1.0, 1.0)
+            values.append(float(cosines.mean()))
+        return values
+
+    def embed_documents(self, documents: Sequence[Sequence[str]]) -> Tuple[torch.Tensor, List[List[int]]]:
+        """Embed each distinct sentence once: the embeddings and, per document, its sentences' rows.
+
+        Raises:
+            InputError: a document with no sentences.
+        """
         for index, sentences in enumerate(documents):
             if not sentences:
                 raise InputError(f"document {index} has no sentences")
         unique = list(dict.fromkeys(sentence for sentences in documents for sentence in sentences))
-        if not unique:
-            return []
         row = {sentence: number for number, sentence in enumerate(unique)}
-        embeddings = self.embed(unique)
-        values = []
-        for sentences in documents:
-            if len(sentences) < 2:
-                values.append(0.0)
-                continue
-            vectors = embeddings[[row[sentence] for sentence in sentences]]
-            cosines = (vectors[:-1] * vectors[1:]).sum(dim=-1).clamp(-1.0, 1.0)
-            values.append(float(cosines.mean()))
-        logger.debug("cohesion: %d documents, %d unique sentences", len(documents), len(unique))
-        return values
+        embeddings = self.embed(unique) if unique else torch.zeros((0, self.model.config.hidden_size))
+        logger.debug("sentence embeddings: %d documents, %d unique sentences", len(documents), len(unique))
+        return embeddings, [[row[sentence] for sentence in sentences] for sentences in documents]
 
 
 __all__ = ["SENTENCE_MAX_LENGTH", "SentenceCohesion"]

@@ -15,6 +15,7 @@ from torch import nn
 from .checkpoint_config import POOLINGS, BackboneSpec, sha256_of_file
 from .errors import InputError
 from .quiet import quiet_transformers
+from .sentence_scorer import SentenceLevelScorer
 
 
 def default_pooling(model_type: str) -> str:
@@ -63,9 +64,13 @@ class CoherenceModel(nn.Module):
             cosine of the pretrained backbone's sentence embeddings (:mod:`coherence_metric.cohesion`). The term
             is added per text by ``CoherenceScorer`` and the trainer, not in ``forward``, which reads tokens, not
             sentences. A fixed number (a buffer, saved with the head), not a trained one.
+        sentence_scorer: when set, a text's score also adds this module's reading of the text's sentences
+            (:mod:`coherence_metric.sentence_scorer`), over the same pretrained sentence embeddings; like the
+            cohesion term it is added per text by ``CoherenceScorer``, not in ``forward``.
     """
 
     cohesion_weight: Optional[torch.Tensor]
+    sentence_scorer: Optional[SentenceLevelScorer]
 
     def __init__(
         self,
@@ -75,6 +80,7 @@ class CoherenceModel(nn.Module):
         max_length: int,
         head: Optional[nn.Linear] = None,
         cohesion_weight: Optional[float] = None,
+        sentence_scorer: Optional[SentenceLevelScorer] = None,
     ) -> None:
         super().__init__()
         if pooling not in POOLINGS:
@@ -88,6 +94,10 @@ class CoherenceModel(nn.Module):
             raise InputError(f"cohesion_weight must be a positive number, got {cohesion_weight!r}")
         self.register_buffer("cohesion_weight",
                              None if cohesion_weight is None else torch.tensor(float(cohesion_weight)))
+        if sentence_scorer is not None and sentence_scorer.shape.embedding_dim != _hidden_size(backbone):
+            raise InputError(f"the sentence scorer reads {sentence_scorer.shape.embedding_dim}-wide sentence "
+                             f"embeddings, but the backbone's are {_hidden_size(backbone)} wide")
+        self.sentence_scorer = sentence_scorer
 
     @property
     def hidden_size(self) -> int:

@@ -155,13 +155,29 @@ class CoherenceScorer:
 
     @property
     def cohesion(self) -> SentenceCohesion:
-        """The sentence encoder of the model's cohesion term: its pretrained backbone, loaded on first use."""
+        """The sentence encoder of the model's sentence-level terms: its pretrained backbone, loaded on first use."""
         if self._cohesion is None:
             from .backbones import resolve_backbone_folder
 
             self._cohesion = SentenceCohesion.from_folder(resolve_backbone_folder(self.model.backbone_spec),
                                                           device=self.device)
         return self._cohesion
+
+    def _add_sentence_terms(self, documents: List[Document], scores: List[float]) -> List[float]:
+        """Add the model's terms that read the texts sentence by sentence (cohesion, the sentence scorer)."""
+        cohesion_weight, sentence_scorer = self.model.cohesion_weight, self.model.sentence_scorer
+        if cohesion_weight is None and sentence_scorer is None:
+            return scores
+        embeddings, rows = self.cohesion.embed_documents([sentences_of(document) for document in documents])
+        if cohesion_weight is not None:
+            weight = float(cohesion_weight)
+            cosines = self.cohesion.scores_from(embeddings, rows)
+            scores = [value + weight * term for value, term in zip(scores, cosines)]
+        if sentence_scorer is not None:
+            with torch.inference_mode():
+                terms = sentence_scorer.score_documents(embeddings.to(self.device), rows).float().cpu().tolist()
+            scores = [value + term for value, term in zip(scores, terms)]
+        return scores
 
     @property
     def fingerprint(self) -> str:
@@ -220,10 +236,7 @@ class CoherenceScorer:
             totals[owner] += value
             counts[owner] += 1
         scores = [total / count for total, count in zip(totals, counts)]
-        if self.model.cohesion_weight is not None:
-            weight = float(self.model.cohesion_weight)
-            cohesion = self.cohesion.scores([sentences_of(document) for document in documents])
-            scores = [value + weight * term for value, term in zip(scores, cohesion)]
+        scores = self._add_sentence_terms(list(documents), scores)
         if encoded.n_truncated:
             warnings.warn(
                 f"{encoded.n_truncated} of {len(joined)} texts were longer than max_length={self.max_length} "

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from coherence_metric.cohesion import SentenceCohesion
 from coherence_metric.model import CoherenceModel
@@ -59,16 +59,16 @@ def score_documents(model: CoherenceModel, tokenizer: Any, documents: Sequence[L
         return scorer.score([list(document) for document in documents]).scores
 
 
-def evaluate(model: CoherenceModel, tokenizer: Any, items: Sequence[TrainingItem], negatives: int,
-             max_length: int, intrusions: Optional[Mapping[str, Sequence[Intrusion]]] = None,
-             cohesion: Optional[SentenceCohesion] = None) -> DevResult:
-    """Score each dev item's positive and its first ``negatives`` permutations; report beat-all accuracy.
+#: Where an item's documents lie in a flat list: (start of the positive, permutations, intrusions).
+Span = Tuple[int, int, int]
 
-    With ``intrusions`` (item id -> intrusions), each item's intrusion negatives are scored too and reported
-    apart, so the permutation numbers stay comparable with runs trained without them.
-    """
+
+def group_documents(items: Sequence[TrainingItem], negatives: int,
+                    intrusions: Optional[Mapping[str, Sequence[Intrusion]]] = None
+                    ) -> Tuple[List[List[str]], List[Span]]:
+    """Each item's positive, its first ``negatives`` permutations and its intrusion negatives, in one flat list."""
     documents: List[List[str]] = []
-    spans = []
+    spans: List[Span] = []
     for item in items:
         negative_documents = item.negative_documents()[:negatives]
         intruded = [intrusion_document(item, intrusion) for intrusion in (intrusions or {}).get(item.id, ())]
@@ -76,7 +76,11 @@ def evaluate(model: CoherenceModel, tokenizer: Any, items: Sequence[TrainingItem
         documents.append(item.pos)
         documents.extend(negative_documents)
         documents.extend(intruded)
-    scores = score_documents(model, tokenizer, documents, max_length, cohesion=cohesion)
+    return documents, spans
+
+
+def dev_result(scores: Sequence[float], spans: Sequence[Span], with_intrusions: bool) -> DevResult:
+    """Beat-all, pairwise and (``with_intrusions``) intrusion accuracy of scores laid out as ``spans`` say."""
     wins = ties = pair_wins = pairs = intrusion_wins = intrusion_pairs = 0
     for start, count, intruded_count in spans:
         positive, others = scores[start], scores[start + 1 : start + 1 + count]
@@ -88,6 +92,19 @@ def evaluate(model: CoherenceModel, tokenizer: Any, items: Sequence[TrainingItem
         intruded_scores = scores[start + 1 + count : start + 1 + count + intruded_count]
         intrusion_wins += sum(positive > other for other in intruded_scores)
         intrusion_pairs += intruded_count
-    intrusion_accuracy = intrusion_wins / intrusion_pairs if intrusions is not None and intrusion_pairs else None
+    intrusion_accuracy = intrusion_wins / intrusion_pairs if with_intrusions and intrusion_pairs else None
     return DevResult(accuracy=wins / len(spans), ties=ties, pairwise_accuracy=pair_wins / max(pairs, 1),
                      items=len(spans), intrusion_accuracy=intrusion_accuracy, intrusion_pairs=intrusion_pairs)
+
+
+def evaluate(model: CoherenceModel, tokenizer: Any, items: Sequence[TrainingItem], negatives: int,
+             max_length: int, intrusions: Optional[Mapping[str, Sequence[Intrusion]]] = None,
+             cohesion: Optional[SentenceCohesion] = None) -> DevResult:
+    """Score each dev item's positive and its first ``negatives`` permutations; report beat-all accuracy.
+
+    With ``intrusions`` (item id -> intrusions), each item's intrusion negatives are scored too and reported
+    apart, so the permutation numbers stay comparable with runs trained without them.
+    """
+    documents, spans = group_documents(items, negatives, intrusions)
+    scores = score_documents(model, tokenizer, documents, max_length, cohesion=cohesion)
+    return dev_result(scores, spans, intrusions is not None)

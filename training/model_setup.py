@@ -103,6 +103,9 @@ def start_from_checkpoint(model: CoherenceModel, name: str) -> None:
         raise InputError(f"init_checkpoint {name!r} stands on backbone {theirs.name_or_path} "
                          f"(weights {str(theirs.weights_sha256)[:12]}), not on the recipe's {ours.name_or_path} "
                          f"(weights {str(ours.weights_sha256)[:12]})")
+    if loaded.model.sentence_scorer is not None:
+        raise InputError(f"init_checkpoint {name!r} has a sentence-level term, which this recipe would drop: start "
+                         "from the checkpoint it was added to (its config's training.base_checkpoint)")
     model.backbone.load_state_dict(loaded.model.backbone.state_dict())
     model.head.load_state_dict(loaded.model.head.state_dict())
     logger.info("model: starting from checkpoint %s", name)

@@ -1,0 +1,95 @@
+"""The training and dev groups of the sentence-level term, embedded once and cached in the run folder.
+
+A group is an item's positive, its first permutations and its intrusion negatives (the same documents the main
+trainer's dev evaluation scores). Embedding is the slow part (about 55 sentences per second on one core for
+MiniLM), so the embeddings are saved with a key of everything that made them and reused by a resumed run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Sequence, Tuple
+
+import torch
+
+from coherence_metric.cohesion import SentenceCohesion
+from coherence_metric.errors import InputError
+
+from ..data.decontamination import benchmark_sentences, contaminated_documents, drop_documents
+from ..data.examples import TrainingItem
+from ..data.intrusions import build_intrusions
+from ..data.storage import read_split, split_path
+from ..evaluation import Span, group_documents
+from ..state_files import save_atomically
+from ..trainer import limit_sources
+
+logger = logging.getLogger("coherence_metric.training")
+
+
+@dataclass
+class EmbeddedGroups:
+    """Documents as rows of one embedding matrix, and where each item's group lies among them."""
+
+    embeddings: torch.Tensor
+    documents: List[List[int]]
+    spans: List[Span]
+
+    def group(self, index: int) -> List[List[int]]:
+        """The documents of one group: the positive first."""
+        start, permutations, intrusions = self.spans[index]
+        return self.documents[start:start + 1 + permutations + intrusions]
+
+
+def load_items(folder: Path, decontaminate: bool, source_limits: Dict[str, int],
+               seed: int) -> Tuple[List[TrainingItem], List[TrainingItem]]:
+    """A prepared data folder's train and dev items, decontaminated and limited as the main trainer does."""
+    train = list(read_split(split_path(folder, "train")))
+    dev = list(read_split(split_path(folder, "dev")))
+    if decontaminate:
+        contaminated = contaminated_documents([*train, *dev], benchmark_sentences("all"))
+        train, _ = drop_documents(train, contaminated)
+        dev, _ = drop_documents(dev, contaminated)
+    if source_limits:
+        train, dev = limit_sources(train, dev, source_limits, seed)
+    if not train or not dev:
+        raise InputError(f"{folder}: the train and dev splits must both hold items")
+    return train, dev
+
+
+def sample_groups(items: Sequence[TrainingItem], count: int, permutations: int, intrusions: int,
+                  seed: int) -> Tuple[List[List[str]], List[Span]]:
+    """``count`` items drawn with ``seed`` (all when fewer), as groups of sentence-list documents.
+
+    Intruders come from the drawn items themselves (another document of the same corpus), so a group's
+    negatives depend only on the draw.
+    """
+    sample = random.Random(seed).sample(list(items), min(count, len(items)))
+    found = build_intrusions(sample, intrusions, seed) if intrusions else None
+    return group_documents(sample, permutations, found)
+
+
+def cache_key(settings: Dict[str, Any]) -> str:
+    """A short hash of everything that determines a set of embedded groups."""
+    return hashlib.sha256(json.dumps(settings, sort_keys=True).encode("utf-8")).hexdigest()[:16]
+
+
+def embedded_groups(path: Path, key: str, documents: Sequence[Sequence[str]], spans: List[Span],
+                    encoder: SentenceCohesion) -> EmbeddedGroups:
+    """The groups' embeddings: read from ``path`` when it was written with the same ``key``, else computed and saved."""
+    if path.is_file():
+        stored = torch.load(path, weights_only=False)
+        if stored.get("key") == key:
+            logger.info("sentence embeddings: reusing %s", path)
+            return EmbeddedGroups(stored["embeddings"], stored["documents"], stored["spans"])
+    embeddings, rows = encoder.embed_documents(documents)
+    save_atomically({"key": key, "embeddings": embeddings, "documents": rows, "spans": spans}, path)
+    logger.info("sentence embeddings: %d sentences of %d documents saved to %s", len(embeddings), len(rows), path)
+    return EmbeddedGroups(embeddings, rows, spans)
+
+
+__all__ = ["EmbeddedGroups", "cache_key", "embedded_groups", "load_items", "sample_groups"]
