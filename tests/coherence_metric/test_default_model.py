@@ -15,7 +15,7 @@ from coherence_metric.registry import PACKAGED_CHECKPOINTS_DIR, resolve_model
 from ..conftest import EXAMPLES_DIR
 
 DEFAULT_DIR = PACKAGED_CHECKPOINTS_DIR / "default"
-PINNED_SCORES = {"coherent.txt": -3.73884, "shuffled.txt": -4.52744}
+PINNED_SCORES = {"coherent.txt": -6.64656, "shuffled.txt": -7.88253}
 MAX_SHIPPED_BYTES = 25 * 1024 * 1024
 
 
@@ -30,6 +30,14 @@ def test_the_default_ships_inside_the_package_as_a_small_delta() -> None:
     size = sum(path.stat().st_size for path in DEFAULT_DIR.rglob("*") if path.is_file())
     assert size <= MAX_SHIPPED_BYTES
     assert resolve_model("default").folder == DEFAULT_DIR
+
+
+def test_the_default_is_the_intrusion_checkpoint_plus_its_sentence_level_term() -> None:
+    """MODELS.md's provenance: the 4,000-step intrusion checkpoint (852da70c24a0), untouched, plus the term."""
+    config = read_checkpoint_config(DEFAULT_DIR)
+    assert config.format_version == 3 and config.sentence_scorer is not None
+    assert config.training["base_checkpoint"] == "852da70c24a0"
+    assert config.training["sentence_scorer"]["weight"] == 0.5
 
 
 def test_the_default_loads_without_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
