@@ -123,9 +123,9 @@ class SentenceScorerRun:
         from coherence_metric.scorer import CoherenceScorer
 
         self.recipe = recipe
+        self.base_folder = resolve_model(recipe.base_checkpoint, local_files_only=True).folder
         self.out = Path(recipe.output_dir)
         self.out.mkdir(parents=True, exist_ok=True)
-        self.base_folder = resolve_model(recipe.base_checkpoint, local_files_only=True).folder
         self.base = CoherenceScorer(str(self.base_folder))
         self.encoder = SentenceCohesion.from_folder(resolve_backbone_folder(self.base.model.backbone_spec))
 
