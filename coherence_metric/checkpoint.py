@@ -37,6 +37,7 @@ from .checkpoint_config import (
     TOKENIZER_DIR,
     CheckpointConfig,
     hash_folder_files,
+    make_files_readable,
     read_checkpoint_config,
     verify_checkpoint_files,
 )
@@ -157,6 +158,7 @@ def save_checkpoint(
 
     with quiet_transformers():
         _write_weights(model, target, tokenizer, flavour, delta_dtype)
+    make_files_readable(target)
 
     config = CheckpointConfig(
         flavour=flavour,
@@ -212,6 +214,7 @@ def add_sentence_scorer(
     (out / CONFIG_NAME).unlink()
     tensors.update(scorer.tensors())
     save_file(tensors, str(out / HEAD_FILE))
+    make_files_readable(out)
     config.training = {**config.training, "base_checkpoint": config.fingerprint(),
                        "sentence_scorer": dict(training or {})}
     config.files = hash_folder_files(out)

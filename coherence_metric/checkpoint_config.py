@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Dict, Optional
@@ -162,6 +163,19 @@ def verify_checkpoint_files(folder: Path, config: CheckpointConfig) -> None:
                 f"checkpoint {folder} is corrupt: sha256 of {relative} is {actual[:12]}..., "
                 f"expected {expected[:12]}... (re-download or re-save it)"
             )
+
+
+def make_files_readable(folder: Path) -> None:
+    """Give every file under ``folder`` the permissions the user's umask grants new files.
+
+    safetensors writes its files with mode 0600 whatever the umask, so a checkpoint copied to a shared folder or
+    a container image would be unreadable by other users; plain files written by ``open`` get ``0666 & ~umask``.
+    """
+    umask = os.umask(0)
+    os.umask(umask)
+    for path in Path(folder).rglob("*"):
+        if path.is_file():
+            path.chmod(0o666 & ~umask)
 
 
 def hash_folder_files(folder: Path) -> Dict[str, str]:

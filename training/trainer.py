@@ -34,10 +34,9 @@ from coherence_metric.runtime import autocast_context
 
 from . import distributed
 from .config import ObjectiveConfig, RecipeConfig
-from .data.decontamination import benchmark_sentences, contaminated_documents, drop_documents
 from .data.examples import TrainingItem
 from .data.intrusions import Intrusion, build_intrusions, intrusion_document
-from .data.storage import read_split, split_path
+from .data.selection import limit_sources, load_prepared  # noqa: F401  (limit_sources: older import path)
 from .evaluation import DevResult, evaluate, score_documents
 from .model_setup import backbone_folder, build_model
 from .objectives import (
@@ -103,36 +102,6 @@ def make_schedule(optimizer: torch.optim.Optimizer, recipe: RecipeConfig) -> tor
     return torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
 
 
-def limit_sources(train: List[TrainingItem], dev: List[TrainingItem], limits: Dict[str, int],
-                  seed: int) -> Tuple[List[TrainingItem], List[TrainingItem]]:
-    """Keep at most ``limits[source]`` training items of a corpus (a seeded sample, file order kept), and the
-    same fraction of its dev items, so dev accuracy measures the mix that trains."""
-    known = {item.source for item in train}
-    unknown = sorted(set(limits) - known)
-    if unknown:
-        raise InputError(f"data.source_limits names {unknown[0]!r}, which has no training items "
-                         f"(corpora here: {', '.join(sorted(known))})")
-
-    def cap(items: List[TrainingItem], source: str, keep: int) -> List[int]:
-        indices = [index for index, item in enumerate(items) if item.source == source]
-        if keep >= len(indices):
-            return indices
-        return sorted(random.Random(f"{seed}:{source}").sample(indices, keep))
-
-    dropped_train: set = set()
-    dropped_dev: set = set()
-    for source, limit in limits.items():
-        train_indices = [index for index, item in enumerate(train) if item.source == source]
-        kept_train = cap(train, source, limit)
-        dropped_train |= set(train_indices) - set(kept_train)
-        dev_indices = [index for index, item in enumerate(dev) if item.source == source]
-        fraction = len(kept_train) / max(len(train_indices), 1)
-        kept_dev = cap(dev, source, max(1, math.ceil(fraction * len(dev_indices))))
-        dropped_dev |= set(dev_indices) - set(kept_dev)
-    return ([item for index, item in enumerate(train) if index not in dropped_train],
-            [item for index, item in enumerate(dev) if index not in dropped_dev])
-
-
 def parameter_groups(model: torch.nn.Module, recipe: RecipeConfig) -> List[Dict[str, Any]]:
     """AdamW groups: the trainable backbone at ``optimizer.lr`` and the head at ``optimizer.head_lr`` when set.
 
@@ -196,39 +165,17 @@ class Trainer:
     def _load_data(self) -> Tuple[List[TrainingItem], List[TrainingItem]]:
         data = self.recipe.data
         folder = Path(data.dir)
-        train = list(read_split(split_path(folder, "train")))
-        dev = list(read_split(split_path(folder, "dev")))
-        if data.decontaminate:
-            train, dev = self._decontaminate(train, dev)
-        if data.source_limits:
-            train, dev = limit_sources(train, dev, data.source_limits, self.recipe.train.seed)
+        prepared = load_prepared(folder, data.decontaminate, data.source_limits, self.recipe.train.seed)
+        self.data_notes.update(prepared.notes)
+        train, dev = prepared.train, prepared.dev
         if data.train_limit:
             train = train[: data.train_limit]
         self.dev_pool = dev  # intruders for dev items come from the whole dev split, not only the sample
         if data.dev_limit:
             dev = random.Random(self.recipe.train.seed).sample(dev, min(data.dev_limit, len(dev)))
-        if not train or not dev:
-            raise InputError(f"{folder}: the train and dev splits must both hold items")
         short = sum(not item.negs for item in train)
         if short:
             raise InputError(f"{folder}: {short} training items have no negatives")
-        return train, dev
-
-    def _decontaminate(self, train: List[TrainingItem], dev: List[TrainingItem]
-                       ) -> Tuple[List[TrainingItem], List[TrainingItem]]:
-        """Drop the train/dev documents that share a sentence with a benchmark test set (``data.decontaminate``)."""
-        contaminated = contaminated_documents([*train, *dev], benchmark_sentences("all"))
-        train, dropped_train = drop_documents(train, contaminated)
-        dev, dropped_dev = drop_documents(dev, contaminated)
-        per_test_set: Dict[str, int] = {}
-        for names in contaminated.values():
-            for name in names:
-                per_test_set[name] = per_test_set.get(name, 0) + 1
-        self.data_notes["decontamination"] = {
-            "documents": len(contaminated), "train_items_dropped": dropped_train, "dev_items_dropped": dropped_dev,
-            "documents_per_test_set": dict(sorted(per_test_set.items()))}
-        logger.info("decontamination: %d documents share a sentence with a test set; dropped %d train, %d dev items",
-                    len(contaminated), dropped_train, dropped_dev)
         return train, dev
 
     def _build_intrusions(self) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 import torch
@@ -153,6 +154,21 @@ def test_save_refuses_a_non_empty_folder_and_a_full_checkpoint_without_tokenizer
     with pytest.raises(InputError, match="is not empty"):
         save_checkpoint(model, tmp_path / "busy", flavour="delta")
     assert (tmp_path / "busy" / "file.txt").read_text() == "keep me"
+
+
+def current_umask() -> int:
+    umask = os.umask(0)
+    os.umask(umask)
+    return umask
+
+
+def test_saved_files_get_the_umask_permissions_not_owner_only(bert_checkpoint):
+    """safetensors writes 0600; a checkpoint copied to a shared folder must stay readable like any file."""
+    expected = 0o666 & ~current_umask()
+    modes = {path.relative_to(bert_checkpoint).as_posix(): path.stat().st_mode & 0o777
+             for path in bert_checkpoint.rglob("*") if path.is_file()}
+    assert "head.safetensors" in modes and "backbone/model.safetensors" in modes
+    assert modes == dict.fromkeys(modes, expected)
 
 
 def test_every_file_is_hashed_in_the_config(bert_checkpoint):

@@ -130,6 +130,8 @@ def test_the_term_travels_in_a_format_3_checkpoint_beside_the_same_backbone_byte
     assert config.training["sentence_scorer"] == {"epochs": 1}
     assert CoherenceScorer(str(folder)).fingerprint != CoherenceScorer(str(plain_folder)).fingerprint
     assert load_checkpoint(folder).model.sentence_scorer is not None
+    assert (folder / HEAD_FILE).stat().st_mode & 0o777 == (folder / CONFIG_NAME).stat().st_mode & 0o777, \
+        "the rewritten head file gets the permissions of any written file (safetensors alone writes 0600)"
 
 
 def test_a_damaged_term_is_refused_with_the_file_named(checkpoints, tmp_path):

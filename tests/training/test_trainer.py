@@ -199,7 +199,7 @@ def test_two_processes_under_torchrun_on_gloo(tiny_training_data, tiny_bert_dir,
 
 def test_source_limits_cap_a_corpus_in_train_and_in_the_same_proportion_in_dev():
     from training.data.examples import TrainingItem
-    from training.trainer import limit_sources
+    from training.data.selection import limit_sources
 
     def items(source, count):
         return [TrainingItem(id=f"{source}:{i}#0", doc_id=f"{source}:{i}", source=source, pos=["a", "b"],

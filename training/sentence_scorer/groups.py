@@ -18,15 +18,12 @@ from typing import Any, Dict, List, Sequence, Tuple
 import torch
 
 from coherence_metric.cohesion import SentenceCohesion
-from coherence_metric.errors import InputError
 
-from ..data.decontamination import benchmark_sentences, contaminated_documents, drop_documents
 from ..data.examples import TrainingItem
 from ..data.intrusions import build_intrusions
-from ..data.storage import read_split, split_path
+from ..data.selection import load_prepared
 from ..evaluation import Span, group_documents
 from ..state_files import save_atomically
-from ..trainer import limit_sources
 
 logger = logging.getLogger("coherence_metric.training")
 
@@ -48,17 +45,8 @@ class EmbeddedGroups:
 def load_items(folder: Path, decontaminate: bool, source_limits: Dict[str, int],
                seed: int) -> Tuple[List[TrainingItem], List[TrainingItem]]:
     """A prepared data folder's train and dev items, decontaminated and limited as the main trainer does."""
-    train = list(read_split(split_path(folder, "train")))
-    dev = list(read_split(split_path(folder, "dev")))
-    if decontaminate:
-        contaminated = contaminated_documents([*train, *dev], benchmark_sentences("all"))
-        train, _ = drop_documents(train, contaminated)
-        dev, _ = drop_documents(dev, contaminated)
-    if source_limits:
-        train, dev = limit_sources(train, dev, source_limits, seed)
-    if not train or not dev:
-        raise InputError(f"{folder}: the train and dev splits must both hold items")
-    return train, dev
+    prepared = load_prepared(folder, decontaminate, source_limits, seed)
+    return prepared.train, prepared.dev
 
 
 def sample_groups(items: Sequence[TrainingItem], count: int, permutations: int, intrusions: int,
