@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 from pathlib import Path
-from typing import List, Optional
+from typing import Any, Dict, List, Optional
 
 import click
 
@@ -95,6 +95,23 @@ def _parse_overrides(values: List[str]) -> dict:
     return overrides
 
 
+def _family_outcome_line(outcome: Dict[str, Any]) -> str:
+    """One line that says what a family recipe trained and where its outputs are.
+
+    Step-loop families (CONPONO, DisSent, DiscoEval criteria, multi-view) report steps and the best selection
+    value; the sentence-level term reports its best epoch, its dev-chosen weight and the checkpoint it wrote.
+    """
+    if "checkpoint" in outcome:
+        dev = outcome["dev_combined"]
+        selected = ("dev selection score", dev["dev_selection_score"]) if "dev_selection_score" in dev else \
+            ("dev accuracy", dev["dev_accuracy"])
+        return (f"trained the sentence-level term in {outcome['seconds']:.0f} s; best epoch {outcome['best_epoch']}, "
+                f"weight {outcome['weight']:g}, {selected[0]} with it {selected[1]:.4f}; checkpoint in "
+                f"{outcome['checkpoint']}")
+    return (f"trained {outcome['steps']} steps in {outcome['seconds']:.0f} s; best {outcome['select']} "
+            f"{outcome['best']:.4f}; outputs in {outcome['output_dir']}/best and /final")
+
+
 @train.command("run")
 @click.argument("recipe", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
@@ -111,9 +128,7 @@ def run(recipe: Path, overrides: List[str], progress: bool) -> None:
     parsed = _parse_overrides(list(overrides))
     family = recipe_family(read_recipe_mapping(recipe, parsed), str(recipe))
     if family != COHERENCE:
-        outcome = run_family_recipe(family, recipe, parsed, progress)
-        click.echo(f"trained {outcome['steps']} steps in {outcome['seconds']:.0f} s; best {outcome['select']} "
-                   f"{outcome['best']:.4f}; outputs in {outcome['output_dir']}/best and /final")
+        click.echo(_family_outcome_line(run_family_recipe(family, recipe, parsed, progress)))
         return
     from .trainer import train_recipe
 

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import torch
+import yaml
 
 from coherence_metric import CoherenceScorer, InputError
 from coherence_metric.checkpoint_config import read_checkpoint_config
@@ -69,6 +70,21 @@ def test_a_finished_run_resumes_to_the_same_checkpoint_and_another_recipe_is_ref
     other = _recipe(bert_checkpoint, tiny_training_data, Path(recipe.output_dir), epochs=3)
     with pytest.raises(InputError, match="state.pt was written by another recipe"):
         run_recipe(Path("unused.yaml"), {}, progress=False, recipe=other)
+
+
+def test_the_cli_trains_a_recipe_file_and_names_the_checkpoint(trained, tmp_path):
+    """``coherence-metric train run`` on a sentence_scorer recipe ends with a one-line summary, not a traceback."""
+    from click.testing import CliRunner
+
+    from training.cli import train
+
+    recipe, summary = trained
+    path = tmp_path / "recipe.yaml"
+    path.write_text(yaml.safe_dump(asdict(recipe)), encoding="utf-8")  # resumes the finished run: seconds
+    result = CliRunner().invoke(train, ["run", str(path), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    assert f"weight {summary['weight']:g}" in result.output
+    assert f"checkpoint in {summary['checkpoint']}" in result.output
 
 
 def test_the_group_loss_is_the_positives_negative_log_softmax():
