@@ -33,7 +33,7 @@ def _normalise(sentence: str) -> str:
     return " ".join(sentence.split())
 
 
-def _tfidf_rows(sentences: Sequence[str]):  # -> scipy.sparse.csr_matrix
+def tfidf_rows(sentences: Sequence[str]):  # -> scipy.sparse.csr_matrix
     """Return L2-normalised TF-IDF rows, one per sentence (zero rows for sentences without words)."""
     import numpy as np
     from scipy import sparse
@@ -115,7 +115,7 @@ class IntruderFinder:
         self.sentences = [sentence for document in documents for sentence in document]
         self.owner = np.repeat(np.arange(len(documents)), [len(document) for document in documents])
         self.starts = np.concatenate([[0], np.cumsum([len(document) for document in documents])]).astype(np.int64)
-        self.matrix = _tfidf_rows(self.sentences) if self.sentences else None
+        self.matrix = tfidf_rows(self.sentences) if self.sentences else None
         text_id: dict[str, int] = {}
         self.text_ids = np.fromiter(
             (text_id.setdefault(_normalise(sentence), len(text_id)) for sentence in self.sentences), dtype=np.int64

@@ -10,7 +10,8 @@ from coherence_metric import InputError
 from training.config import recipe_from_dict
 from training.data.decontamination import contaminated_documents, drop_documents, sentence_key
 from training.data.examples import TrainingItem
-from training.data.intrusions import build_intrusions, intrusion_document
+from training.data.intrusions import (build_document_intrusions, build_intrusions, intrusion_document,
+                                      nearest_documents)
 from training.data.storage import read_split, split_path, write_split
 from training.trainer import INTRUSIONS_FILE, Trainer, read_log
 
@@ -56,6 +57,35 @@ def test_the_intruder_is_the_most_similar_sentence_of_another_document_of_the_sa
     assert found["z#0"] == []  # alone in its corpus: nothing foreign to draw from
     assert build_intrusions(CORPUS, per_item=2, seed=7) == found  # seeded
     assert build_intrusions(CORPUS, per_item=0, seed=7) == {}
+
+
+NEWS = [
+    item("cat1", 0, ["The cat slept on the mat.", "The cat woke at noon.", "It ate fish."]),
+    item("cat2", 0, ["A cat chased a mouse.", "The mouse hid under the mat.", "The cat waited."]),
+    item("cat2-copy", 0, ["A cat chased a mouse.", "The mouse hid under the mat.", "The cat waited."]),
+    item("rain", 0, ["Rain fell on the farm.", "Farmers planted wheat.", "The harvest was late."]),
+    item("lone", 0, ["Quarks bind into hadrons.", "Gluons carry the force.", "Physicists agree."], source="other"),
+]
+
+
+def test_the_nearest_document_is_the_most_similar_other_one_and_copies_do_not_count():
+    nearest = nearest_documents([entry.pos for entry in NEWS])
+    # cat1 shares "cat" and "mat" with cat2 (and its copy); cat2's copy is 1.0 similar: a refiled story, skipped
+    assert nearest[0] in (1, 2) and nearest[1] == 0 and nearest[2] == 0
+    assert nearest_documents([["Only one."]]) == [None]
+    assert nearest_documents([["Alpha beta."], ["Gamma delta."]]) == [None, None]  # no shared word
+
+
+def test_a_document_intruder_is_a_random_sentence_of_the_nearest_document_of_the_same_corpus():
+    found = build_document_intrusions(NEWS, per_item=2, seed=3)
+    nearest_sentences = {*NEWS[1].pos}
+    for position, sentence in found["cat1#0"]:
+        assert position in (1, 2) and sentence in nearest_sentences - set(NEWS[0].pos)
+    assert len(found["cat1#0"]) == 2 and len({position for position, _ in found["cat1#0"]}) == 2
+    assert {sentence for _, sentence in found["rain#0"]} <= {s for entry in NEWS[:3] for s in entry.pos}
+    assert found["lone#0"] == []  # alone in its corpus
+    assert build_document_intrusions(NEWS, per_item=2, seed=3) == found  # seeded
+    assert build_document_intrusions(NEWS, per_item=0, seed=3) == {}
 
 
 def test_an_intrusion_document_swaps_exactly_one_sentence():

@@ -20,7 +20,7 @@ import torch
 from coherence_metric.cohesion import SentenceCohesion
 
 from ..data.examples import TrainingItem
-from ..data.intrusions import build_intrusions
+from ..data.intrusions import Intrusion, build_document_intrusions, build_intrusions
 from ..data.selection import load_prepared
 from ..evaluation import Span, group_documents
 from ..state_files import save_atomically
@@ -50,14 +50,19 @@ def load_items(folder: Path, decontaminate: bool, source_limits: Dict[str, int],
 
 
 def sample_groups(items: Sequence[TrainingItem], count: int, permutations: int, intrusions: int,
-                  seed: int) -> Tuple[List[List[str]], List[Span]]:
+                  seed: int, document_intrusions: int = 0) -> Tuple[List[List[str]], List[Span]]:
     """``count`` items drawn with ``seed`` (all when fewer), as groups of sentence-list documents.
 
-    Intruders come from the drawn items themselves (another document of the same corpus), so a group's
-    negatives depend only on the draw.
+    Each group: the positive, ``permutations`` permutations, then ``intrusions`` nearest-sentence intrusions and
+    ``document_intrusions`` similar-document ones (``training.data.intrusions``). Intruders come from the drawn
+    items themselves (another document of the same corpus), so a group's negatives depend only on the draw.
     """
     sample = random.Random(seed).sample(list(items), min(count, len(items)))
-    found = build_intrusions(sample, intrusions, seed) if intrusions else None
+    found: Dict[str, List[Intrusion]] = {item.id: [] for item in sample}
+    for built in (build_intrusions(sample, intrusions, seed),
+                  build_document_intrusions(sample, document_intrusions, seed)):
+        for item_id, intruded in built.items():
+            found[item_id].extend(intrusion for intrusion in intruded if intrusion not in found[item_id])
     return group_documents(sample, permutations, found)
 
 

@@ -34,15 +34,18 @@ CHECKPOINT_DIR = "checkpoint"
 @dataclass
 class SentenceScorerData:
     """``data:``: the prepared folder (``coherence-metric train prepare``), how many items of each split, and
-    their negatives: ``permutations`` per item and ``intrusions`` (one sentence replaced by the most similar
-    sentence of another document of the same corpus) per item. ``source_limits`` with ``source_limit_seed`` keep
-    the same items as the base checkpoint's recipe did; ``seed`` / ``dev_seed`` draw the items used here."""
+    their negatives per item: ``permutations``, ``intrusions`` (one sentence replaced by the most similar
+    sentence of another document of the same corpus) and ``document_intrusions`` (one sentence replaced by a
+    random sentence of the most similar other document, as INSteD-Wiki's pairs look). ``source_limits`` with
+    ``source_limit_seed`` keep the same items as the base checkpoint's recipe did; ``seed`` / ``dev_seed`` draw
+    the items used here."""
 
     dir: str = "runs/data/cpu"
     train_items: int = 8000
     dev_items: int = 600
     permutations: int = 5
     intrusions: int = 2
+    document_intrusions: int = 0
     decontaminate: bool = True
     source_limits: Dict[str, int] = field(default_factory=dict)
     source_limit_seed: int = 100
@@ -95,7 +98,8 @@ def recipe_from_mapping(values: Dict[str, Any], where: str = "recipe") -> Senten
     checks = [
         (data.train_items >= 1 and data.dev_items >= 1, "data.train_items and data.dev_items must be at least 1"),
         (data.permutations >= 1, "data.permutations must be at least 1"),
-        (data.intrusions >= 0, "data.intrusions must be 0 or more"),
+        (data.intrusions >= 0 and data.document_intrusions >= 0,
+         "data.intrusions and data.document_intrusions must be 0 or more"),
         (train.epochs >= 1 and train.batch_groups >= 1, "train.epochs and train.batch_groups must be at least 1"),
         (train.lr > 0 and train.grad_clip > 0, "train.lr and train.grad_clip must be positive"),
         (bool(train.weights) and all(weight > 0 for weight in train.weights),
@@ -139,23 +143,31 @@ class SentenceScorerRun:
         dev_documents: List[List[str]] = []
         for split, items, count, seed in (("train", train_items, data.train_items, data.seed),
                                            ("dev", dev_items, data.dev_items, data.dev_seed)):
-            documents, spans = sample_groups(items, count, data.permutations, data.intrusions, seed)
+            documents, spans = sample_groups(items, count, data.permutations, data.intrusions, seed,
+                                             data.document_intrusions)
             key = cache_key({**settings, "split": split})
             result[split] = embedded_groups(self.out / f"embeddings-{split}.pt", key, documents, spans, self.encoder)
             dev_documents = documents
         return result, dev_documents
 
     def base_dev_scores(self, documents: List[List[str]]) -> List[float]:
-        """The base checkpoint's scores of the dev documents (cached: the slowest part after embedding)."""
+        """The base checkpoint's scores of the dev documents (the slowest part after embedding).
+
+        Cached per document under the base's fingerprint, so a recipe that adds negatives scores only the new ones.
+        """
         path = self.out / "base_dev_scores.json"
-        key = cache_key({"fingerprint": self.base.fingerprint, "documents": documents})
+        known: Dict[str, float] = {}
         if path.is_file():
             stored = json.loads(path.read_text(encoding="utf-8"))
-            if stored.get("key") == key:
-                return list(stored["scores"])
-        scores = self.base.score(documents).scores
-        write_text_atomically(json.dumps({"key": key, "scores": scores}), path)
-        return scores
+            if stored.get("fingerprint") == self.base.fingerprint:
+                known = dict(stored["scores"])
+        keys = [cache_key({"sentences": document}) for document in documents]
+        missing = list(dict.fromkeys(key for key in keys if key not in known))
+        if missing:
+            by_key = dict(zip(keys, documents))
+            known.update(zip(missing, self.base.score([by_key[key] for key in missing]).scores))
+            write_text_atomically(json.dumps({"fingerprint": self.base.fingerprint, "scores": known}), path)
+        return [known[key] for key in keys]
 
     def log(self, record: Dict[str, Any]) -> None:
         logger.info(json.dumps(record))
@@ -167,7 +179,7 @@ class SentenceScorerRun:
         started = time.time()
         recipe, train = self.recipe, self.recipe.train
         groups, dev_documents = self.groups()
-        with_intrusions = recipe.data.intrusions > 0
+        with_intrusions = recipe.data.intrusions + recipe.data.document_intrusions > 0
         torch.manual_seed(train.seed)
         module = SentenceLevelScorer(_shape(recipe, int(groups["train"].embeddings.shape[1])),
                                      dropout=recipe.model.dropout, scale=recipe.model.scale)
