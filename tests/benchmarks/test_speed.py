@@ -63,3 +63,19 @@ def test_a_speed_run_reports_every_configuration_and_the_ratios(bert_checkpoint,
         assert row["ratios"]["ours_speedup"] > 0 and row["ratios"]["ours_memory"] > 0
     assert result["sets"][0]["mean_tokens"] == pytest.approx(128, abs=2)
     assert (tmp_path / "speed_limit4.md").is_file() and (tmp_path / "speed_limit4.png").is_file()
+
+
+def test_the_input_order_column_scores_exactly_what_the_scorer_does(tmp_path, bert_checkpoint):
+    """Both timed columns must run the whole scorer (terms included), not the bare model under one of them."""
+    from coherence_metric import CoherenceScorer
+    from coherence_metric.checkpoint import add_sentence_scorer
+    from coherence_metric.checkpoint_config import read_checkpoint_config
+    from coherence_metric.sentence_scorer import SentenceLevelScorer, SentenceScorerShape
+
+    width = read_checkpoint_config(bert_checkpoint).hidden_size
+    shape = SentenceScorerShape(embedding_dim=width, width=8, layers=1, heads=2, max_sentences=8)
+    folder = add_sentence_scorer(bert_checkpoint, SentenceLevelScorer(shape), tmp_path / "with-term")
+    scorer = CoherenceScorer(str(folder))
+    texts = [" ".join(SENTENCES[index:index + 2 + index % 4]) for index in range(7)]
+    assert speed.score_in_input_order(scorer, texts, batch_size=3) == pytest.approx(scorer.score(texts).scores,
+                                                                                     abs=1e-5)

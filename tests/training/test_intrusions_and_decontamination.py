@@ -10,8 +10,7 @@ from coherence_metric import InputError
 from training.config import recipe_from_dict
 from training.data.decontamination import contaminated_documents, drop_documents, sentence_key
 from training.data.examples import TrainingItem
-from training.data.intrusions import (build_document_intrusions, build_intrusions, intrusion_document,
-                                      nearest_documents)
+from training.data.intrusions import build_document_intrusions, build_intrusions, intrusion_document, nearest_documents
 from training.data.storage import read_split, split_path, write_split
 from training.trainer import INTRUSIONS_FILE, Trainer, read_log
 
