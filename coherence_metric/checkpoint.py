@@ -226,6 +226,48 @@ def add_sentence_scorer(
     return out
 
 
+def remove_sentence_scorer(source: PathLike, target: PathLike, overwrite: bool = False) -> Path:
+    """Write the checkpoint that ``add_sentence_scorer`` started from: ``source`` without its sentence-level term.
+
+    The head file is rewritten without the term's tensors (safetensors writes the same tensors to the same bytes)
+    and the config returns to the base's format and training record, so the result has the fingerprint recorded
+    in ``source``'s ``training.base_checkpoint``. This is how the default's term is retrained from the default.
+
+    Raises:
+        InputError: ``source`` has no sentence-level term, or ``target`` is not empty (without ``overwrite``).
+        CheckpointError: ``source`` is not a valid checkpoint, or the result does not match the recorded base.
+    """
+    from safetensors.torch import save_file
+
+    origin, out = Path(source), Path(target)
+    config = read_checkpoint_config(origin)
+    verify_checkpoint_files(origin, config)
+    if config.sentence_scorer is None:
+        raise InputError(f"{origin} has no sentence-level term to remove")
+    if out.exists() and any(out.iterdir()):
+        if not overwrite:
+            raise InputError(f"{out} is not empty: choose another folder or pass overwrite=True")
+        shutil.rmtree(out)
+    tensors = {name: tensor for name, tensor in _read_tensors(origin / HEAD_FILE).items()
+               if not name.startswith(SENTENCE_SCORER_PREFIX)}
+    shutil.copytree(origin, out, dirs_exist_ok=True)
+    (out / CONFIG_NAME).unlink()
+    save_file(tensors, str(out / HEAD_FILE))
+    make_files_readable(out)
+    expected = config.training.get("base_checkpoint")
+    config.training = {key: value for key, value in config.training.items()
+                       if key not in ("base_checkpoint", "sentence_scorer")}
+    config.files = hash_folder_files(out)
+    config.format_version = COHESION_FORMAT_VERSION if COHESION_KEY in tensors else 1
+    config.sentence_scorer = None
+    config.write(out)
+    if expected is not None and config.fingerprint() != expected:
+        raise CheckpointError(f"{origin} without its term has fingerprint {config.fingerprint()}, not the recorded "
+                              f"base {expected}: the head file was not written by add_sentence_scorer")
+    logger.info("wrote %s: %s without its sentence-level term (%s)", out, origin, config.fingerprint())
+    return out
+
+
 def _format_version(model: CoherenceModel) -> int:
     """The oldest format that describes the model, so older releases keep reading what they score correctly."""
     if model.sentence_scorer is not None:
@@ -375,4 +417,5 @@ def load_checkpoint(folder: PathLike, verify: bool = True) -> LoadedCheckpoint:
     return LoadedCheckpoint(model=model, tokenizer=tokenizer, config=config, folder=source)
 
 
-__all__ = ["CONFIG_NAME", "LoadedCheckpoint", "add_sentence_scorer", "load_checkpoint", "save_checkpoint"]
+__all__ = ["CONFIG_NAME", "LoadedCheckpoint", "add_sentence_scorer", "load_checkpoint", "remove_sentence_scorer",
+           "save_checkpoint"]

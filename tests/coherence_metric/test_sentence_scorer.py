@@ -11,7 +11,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from coherence_metric import CheckpointError, CoherenceModel, CoherenceScorer, InputError, load_checkpoint
-from coherence_metric.checkpoint import add_sentence_scorer
+from coherence_metric.checkpoint import add_sentence_scorer, remove_sentence_scorer
 from coherence_metric.checkpoint_config import CONFIG_NAME, HEAD_FILE, read_checkpoint_config
 from coherence_metric.cohesion import SentenceCohesion
 from coherence_metric.sentence_scorer import SentenceLevelScorer, SentenceScorerShape, window_starts
@@ -132,6 +132,17 @@ def test_the_term_travels_in_a_format_3_checkpoint_beside_the_same_backbone_byte
     assert load_checkpoint(folder).model.sentence_scorer is not None
     assert (folder / HEAD_FILE).stat().st_mode & 0o777 == (folder / CONFIG_NAME).stat().st_mode & 0o777, \
         "the rewritten head file gets the permissions of any written file (safetensors alone writes 0600)"
+
+
+def test_removing_the_term_restores_the_base_checkpoint_byte_for_byte(checkpoints, tmp_path):
+    plain_folder, folder = checkpoints
+    restored = remove_sentence_scorer(folder, tmp_path / "restored")
+    assert read_checkpoint_config(restored).files == read_checkpoint_config(plain_folder).files
+    assert CoherenceScorer(str(restored)).fingerprint == CoherenceScorer(str(plain_folder)).fingerprint
+    assert CoherenceScorer(str(restored)).score(DOCUMENTS).scores == CoherenceScorer(str(plain_folder)).score(
+        DOCUMENTS).scores
+    with pytest.raises(InputError, match="has no sentence-level term to remove"):
+        remove_sentence_scorer(plain_folder, tmp_path / "again")
 
 
 def test_a_damaged_term_is_refused_with_the_file_named(checkpoints, tmp_path):

@@ -73,6 +73,17 @@ def test_a_finished_run_resumes_to_the_same_checkpoint_and_another_recipe_is_ref
         run_recipe(Path("unused.yaml"), {}, progress=False, recipe=other)
 
 
+def test_a_base_with_a_term_gets_a_new_term_over_the_base_it_was_added_to(trained, bert_checkpoint,
+                                                                          tiny_training_data, tmp_path):
+    """The committed recipe names the default, which already has a term: the run must replace it, not stack one."""
+    _, summary = trained
+    recipe = _recipe(Path(summary["checkpoint"]), tiny_training_data, tmp_path / "again", epochs=1)
+    again = run_recipe(Path("unused.yaml"), {}, progress=False, recipe=recipe)
+    config = read_checkpoint_config(Path(again["checkpoint"]))
+    assert config.training["base_checkpoint"] == read_checkpoint_config(bert_checkpoint).fingerprint()
+    assert again["dev_base"] == pytest.approx(summary["dev_base"]), "dev scores of the base without any term"
+
+
 def test_the_cli_trains_a_recipe_file_and_names_the_checkpoint(trained, tmp_path):
     """``coherence-metric train run`` on a sentence_scorer recipe ends with a one-line summary, not a traceback."""
     from click.testing import CliRunner

@@ -13,7 +13,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from coherence_metric.checkpoint import add_sentence_scorer
+from coherence_metric.checkpoint import add_sentence_scorer, remove_sentence_scorer
+from coherence_metric.checkpoint_config import read_checkpoint_config
 from coherence_metric.cohesion import SentenceCohesion
 from coherence_metric.errors import InputError
 from coherence_metric.sentence_scorer import SentenceLevelScorer, SentenceScorerShape
@@ -29,6 +30,7 @@ logger = logging.getLogger("coherence_metric.training")
 STATE_FILE = "state.pt"
 LOG_FILE = "log.jsonl"
 CHECKPOINT_DIR = "checkpoint"
+BASE_DIR = "base"
 
 
 @dataclass
@@ -127,11 +129,22 @@ class SentenceScorerRun:
         from coherence_metric.scorer import CoherenceScorer
 
         self.recipe = recipe
-        self.base_folder = resolve_model(recipe.base_checkpoint, local_files_only=True).folder
         self.out = Path(recipe.output_dir)
         self.out.mkdir(parents=True, exist_ok=True)
+        self.base_folder = self._term_free(resolve_model(recipe.base_checkpoint, local_files_only=True).folder)
         self.base = CoherenceScorer(str(self.base_folder))
         self.encoder = SentenceCohesion.from_folder(resolve_backbone_folder(self.base.model.backbone_spec))
+
+    def _term_free(self, folder: Path) -> Path:
+        """``folder``, or, when it already has a sentence-level term (as the default has), the checkpoint that term
+        was added to, restored into ``output_dir/base``: the run trains a replacement term over the same base, so
+        the committed recipe reproduces the default from the default."""
+        if read_checkpoint_config(folder).sentence_scorer is None:
+            return folder
+        restored = self.out / BASE_DIR
+        logger.info("%s has a sentence-level term: training a new one over its base, restored into %s", folder,
+                    restored)
+        return remove_sentence_scorer(folder, restored, overwrite=True)
 
     def groups(self) -> Tuple[Dict[str, EmbeddedGroups], List[List[str]]]:
         """The embedded train and dev groups (cached in the run folder), and the dev documents' sentences."""
