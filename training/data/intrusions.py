@@ -12,8 +12,8 @@ intrusions depend only on the seed, its own text and the pool it is drawn from.
 
 ``build_document_intrusions`` draws them the way the released INSteD-Wiki pairs look instead: a random
 sentence of the *most similar other document* (TF-IDF cosine of whole documents), not the sentence most
-like the replaced one. Such an intruder is on the article's topic but need not echo its neighbours' words,
-which is the case where the adjacent-sentence cosine beat every trained model on INSTED-WIKI.
+like the replaced one. Such an intruder is on the article's topic but need not echo its neighbours' words.
+(Measured, MODELS.md: adding them to the sentence-level term's negatives did not move INSTED-WIKI.)
 """
 
 from __future__ import annotations
