@@ -168,7 +168,8 @@ def test_a_folder_stores_its_word_vectors_by_reference_and_checks_them(smoke_run
 def test_the_committed_checkpoints_load_and_encode() -> None:
     """The folders behind RESULTS.md's numbers stay intact and loadable (format 2: vectors from the package)."""
     folders = sorted((CONFIGS.parent / "multiview" / "checkpoints").iterdir())
-    assert folders, "training/multiview/checkpoints holds the measured runs"
+    assert {folder.name for folder in folders} == {"generative", "generative-noninvertible", "discriminative"}, \
+        "training/multiview/checkpoints holds the three measured runs"
     for folder in folders:
         vectors = resolve_encoder(f"trained:{folder}:view=f:pool=mean").encode(TEXTS[:3])
         assert vectors.shape == (3, 512) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
