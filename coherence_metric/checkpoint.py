@@ -150,10 +150,7 @@ def save_checkpoint(
     if flavour == "full" and tokenizer is None:
         raise InputError("flavour='full' needs the tokenizer: a full checkpoint must be self-contained")
     target = Path(folder)
-    if target.exists() and any(target.iterdir()):
-        if not overwrite:
-            raise InputError(f"{target} is not empty: choose another folder or pass overwrite=True")
-        shutil.rmtree(target)
+    _empty_target(target, overwrite)
     target.mkdir(parents=True, exist_ok=True)
 
     with quiet_transformers():
@@ -177,6 +174,25 @@ def save_checkpoint(
     return target
 
 
+def _empty_target(target: Path, overwrite: bool) -> None:
+    """Refuse to write into a non-empty ``target`` unless ``overwrite``, which clears it first."""
+    if target.exists() and any(target.iterdir()):
+        if not overwrite:
+            raise InputError(f"{target} is not empty: choose another folder or pass overwrite=True")
+        shutil.rmtree(target)
+
+
+def _copy_with_head(source: Path, out: Path, tensors: Dict[str, torch.Tensor]) -> None:
+    """Copy the checkpoint ``source`` to ``out`` byte for byte, except its head file (written from ``tensors``)
+    and its config (left for the caller to write with the new hashes)."""
+    from safetensors.torch import save_file
+
+    shutil.copytree(source, out, dirs_exist_ok=True)
+    (out / CONFIG_NAME).unlink()
+    save_file(tensors, str(out / HEAD_FILE))
+    make_files_readable(out)
+
+
 def add_sentence_scorer(
     base: PathLike,
     scorer: SentenceLevelScorer,
@@ -195,8 +211,6 @@ def add_sentence_scorer(
             reads sentence embeddings of another width than the backbone's.
         CheckpointError: ``base`` is not a valid checkpoint.
     """
-    from safetensors.torch import save_file
-
     source, out = Path(base), Path(target)
     config = read_checkpoint_config(source)
     verify_checkpoint_files(source, config)
@@ -205,16 +219,8 @@ def add_sentence_scorer(
     if scorer.shape.embedding_dim != config.hidden_size:
         raise InputError(f"the sentence scorer reads {scorer.shape.embedding_dim}-wide embeddings, but {source}'s "
                          f"backbone gives {config.hidden_size}")
-    if out.exists() and any(out.iterdir()):
-        if not overwrite:
-            raise InputError(f"{out} is not empty: choose another folder or pass overwrite=True")
-        shutil.rmtree(out)
-    tensors = _read_tensors(source / HEAD_FILE)
-    shutil.copytree(source, out, dirs_exist_ok=True)
-    (out / CONFIG_NAME).unlink()
-    tensors.update(scorer.tensors())
-    save_file(tensors, str(out / HEAD_FILE))
-    make_files_readable(out)
+    _empty_target(out, overwrite)
+    _copy_with_head(source, out, {**_read_tensors(source / HEAD_FILE), **scorer.tensors()})
     config.training = {**config.training, "base_checkpoint": config.fingerprint(),
                        "sentence_scorer": dict(training or {})}
     config.files = hash_folder_files(out)
@@ -237,23 +243,15 @@ def remove_sentence_scorer(source: PathLike, target: PathLike, overwrite: bool =
         InputError: ``source`` has no sentence-level term, or ``target`` is not empty (without ``overwrite``).
         CheckpointError: ``source`` is not a valid checkpoint, or the result does not match the recorded base.
     """
-    from safetensors.torch import save_file
-
     origin, out = Path(source), Path(target)
     config = read_checkpoint_config(origin)
     verify_checkpoint_files(origin, config)
     if config.sentence_scorer is None:
         raise InputError(f"{origin} has no sentence-level term to remove")
-    if out.exists() and any(out.iterdir()):
-        if not overwrite:
-            raise InputError(f"{out} is not empty: choose another folder or pass overwrite=True")
-        shutil.rmtree(out)
+    _empty_target(out, overwrite)
     tensors = {name: tensor for name, tensor in _read_tensors(origin / HEAD_FILE).items()
                if not name.startswith(SENTENCE_SCORER_PREFIX)}
-    shutil.copytree(origin, out, dirs_exist_ok=True)
-    (out / CONFIG_NAME).unlink()
-    save_file(tensors, str(out / HEAD_FILE))
-    make_files_readable(out)
+    _copy_with_head(origin, out, tensors)
     expected = config.training.get("base_checkpoint")
     config.training = {key: value for key, value in config.training.items()
                        if key not in ("base_checkpoint", "sentence_scorer")}
