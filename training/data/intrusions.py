@@ -44,25 +44,15 @@ def build_intrusions(items: Sequence[TrainingItem], per_item: int, seed: int) ->
 
     if per_item < 1:
         return {}
-    by_source: Dict[str, List[TrainingItem]] = defaultdict(list)
-    for item in items:
-        by_source[item.source].append(item)
     intrusions: Dict[str, List[Intrusion]] = {}
-    for source_items in by_source.values():
-        documents: Dict[str, List[str]] = {}
-        offsets: Dict[str, int] = {}
-        for item in source_items:
-            pooled = documents.setdefault(item.doc_id, [])
-            offsets[item.id] = len(pooled)
-            pooled.extend(item.pos)
+    for source_items in _by_source(items).values():
+        documents, offsets = _pooled_documents(source_items)
         doc_ids = list(documents)
         doc_index = {doc_id: index for index, doc_id in enumerate(doc_ids)}
         finder = IntruderFinder([documents[doc_id] for doc_id in doc_ids])
         for item in source_items:
-            rng = random.Random(f"{seed}:{item.id}:intrusion")
-            positions = rng.sample(range(1, len(item.pos)), min(per_item, len(item.pos) - 1))
             found = []
-            for position in positions:
+            for position in _positions(random.Random(f"{seed}:{item.id}:intrusion"), item, per_item):
                 intruder = finder.find(doc_index[item.doc_id], offsets[item.id] + position)
                 if intruder is not None:
                     found.append((position, intruder.sentence))
@@ -70,12 +60,29 @@ def build_intrusions(items: Sequence[TrainingItem], per_item: int, seed: int) ->
     return intrusions
 
 
-def _pooled_documents(items: Sequence[TrainingItem]) -> Dict[str, Dict[str, List[str]]]:
-    """source -> doc_id -> the document's sentences (its blocks' sentences in item order)."""
-    pooled: Dict[str, Dict[str, List[str]]] = defaultdict(dict)
+def _by_source(items: Sequence[TrainingItem]) -> Dict[str, List[TrainingItem]]:
+    """The items grouped by corpus, in order: intruders never cross corpora."""
+    grouped: Dict[str, List[TrainingItem]] = defaultdict(list)
     for item in items:
-        pooled[item.source].setdefault(item.doc_id, []).extend(item.pos)
-    return pooled
+        grouped[item.source].append(item)
+    return grouped
+
+
+def _pooled_documents(items: Sequence[TrainingItem]) -> Tuple[Dict[str, List[str]], Dict[str, int]]:
+    """One corpus's documents (doc_id -> its blocks' sentences in item order) and each item's first-sentence
+    offset in its document."""
+    documents: Dict[str, List[str]] = {}
+    offsets: Dict[str, int] = {}
+    for item in items:
+        pooled = documents.setdefault(item.doc_id, [])
+        offsets[item.id] = len(pooled)
+        pooled.extend(item.pos)
+    return documents, offsets
+
+
+def _positions(rng: random.Random, item: TrainingItem, per_item: int) -> List[int]:
+    """Up to ``per_item`` distinct positions to replace, never the first sentence."""
+    return rng.sample(range(1, len(item.pos)), min(per_item, len(item.pos) - 1))
 
 
 def nearest_documents(documents: Sequence[Sequence[str]], chunk: int = 512) -> List[Optional[int]]:
@@ -116,21 +123,19 @@ def build_document_intrusions(items: Sequence[TrainingItem], per_item: int, seed
     if per_item < 1:
         return {}
     intrusions: Dict[str, List[Intrusion]] = {}
-    for source, documents in _pooled_documents(items).items():
+    for source_items in _by_source(items).values():
+        documents, _ = _pooled_documents(source_items)
         doc_ids = list(documents)
         nearest = nearest_documents([documents[doc_id] for doc_id in doc_ids])
         neighbour = {doc_id: None if index is None else doc_ids[index] for doc_id, index in zip(doc_ids, nearest)}
-        for item in items:
-            if item.source != source:
-                continue
+        for item in source_items:
             found: List[Intrusion] = []
             other = neighbour[item.doc_id]
             host = set(item.pos)
             candidates = [] if other is None else [sentence for sentence in documents[other] if sentence not in host]
             if candidates:
                 rng = random.Random(f"{seed}:{item.id}:document-intrusion")
-                positions = rng.sample(range(1, len(item.pos)), min(per_item, len(item.pos) - 1))
-                found = [(position, rng.choice(candidates)) for position in positions]
+                found = [(position, rng.choice(candidates)) for position in _positions(rng, item, per_item)]
             intrusions[item.id] = found
     return intrusions
 
