@@ -23,12 +23,9 @@ def main(argv: List[str]) -> None:
     system, cache = model_system(scorer), JsonCache()
     print("checkpoint", scorer.signature)
     for name in argv[1:]:
-        test_set, documents, pos_index, neg_index = load_test_set(name)
-        scored = score_test_set(system, test_set, cache, LIMIT, 0)
-        new = [0.0] * len(documents)
-        for positions, values in ((pos_index, scored.pos), (neg_index, scored.neg)):
-            for position, value in zip(positions, values):
-                new[position] = value
+        test_set, _, pos_index, neg_index = load_test_set(name)
+        score_test_set(system, test_set, cache, LIMIT, 0)  # scores (or finds) them in the cache, read back per document
+        new = cached_scores(name, system.system_id)
         term = shipped_term(name)
         row = {label: metric(test_set, pos_index, neg_index, cached_scores(name, needle))
                for label, needle in (("cos", COSINE), ("852da", HEAD), ("default", DEFAULT))}
