@@ -22,10 +22,10 @@ from coherence_metric import CoherenceScorer
 
 def main(argv: List[str]) -> None:
     name, folders = argv[0], argv[1:]
-    test_set = load_benchmark_test_set(name, limit=None, seed=0)
+    test_set, cache = load_benchmark_test_set(name, limit=None, seed=0), JsonCache()
     for folder in folders:
         system = model_system(CoherenceScorer(folder))
-        result = evaluate(test_set, score_test_set(system, test_set, JsonCache(), None, 0))
+        result = evaluate(test_set, score_test_set(system, test_set, cache, None, 0))
         print(folder, name, {key: value for key, value in result.items() if not isinstance(value, (list, dict))},
               flush=True)
 

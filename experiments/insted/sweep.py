@@ -9,7 +9,7 @@ where NEWS-PERMUTED falls under 90%": dev chose w = 0.5.
 from __future__ import annotations
 
 from benchmarks.suites.catalogue import suite_test_sets
-from experiments.insted.cached import COSINE, HEAD, cached_scores, load_test_set, metric, shipped_term
+from experiments.insted.cached import COSINE, HEAD, TERM_WEIGHT, cached_scores, load_test_set, metric, shipped_term
 
 TERM_WEIGHTS = (0, 0.25, 0.5, 1, 2, 4, 8, 1000)
 COSINE_WEIGHTS = (1, 2, 4, 8)
@@ -22,8 +22,8 @@ def main() -> None:
         row = {f"w={w}": metric(test_set, pos_index, neg_index, [h + w * t for h, t in zip(head, term)])
                for w in TERM_WEIGHTS}
         for c in COSINE_WEIGHTS:
-            combined = [h + 0.5 * t + c * x for h, t, x in zip(head, term, cos)]
-            row[f"w=0.5+cos*{c}"] = metric(test_set, pos_index, neg_index, combined)
+            combined = [h + TERM_WEIGHT * t + c * x for h, t, x in zip(head, term, cos)]
+            row[f"w={TERM_WEIGHT}+cos*{c}"] = metric(test_set, pos_index, neg_index, combined)
         row["cos"] = metric(test_set, pos_index, neg_index, cos)
         print(name, row, flush=True)
 
