@@ -7,7 +7,7 @@ Checkpoints are found by fingerprint (``@852da70c24a0``) so that the label they 
 from __future__ import annotations
 
 import json
-from typing import Any, List, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 from benchmarks.cache import benchmark_cache_dir
 from benchmarks.suites.catalogue import load_benchmark_test_set
@@ -22,27 +22,29 @@ COSINE = "adjacent-cosine"
 TERM_WEIGHT = 0.5
 
 
-def cached_scores(test_set: str, needle: str) -> List[float]:
-    """One system's cached scores of a test set's unique documents; exits with a message when not cached."""
+def cached_scores(test_set: str, needle: str, limit: Optional[int] = LIMIT) -> List[float]:
+    """One system's cached scores of a test set's unique documents (``limit=None``: the full set); exits with a
+    message when not cached."""
     for path in sorted((benchmark_cache_dir() / "scores").glob(f"{test_set}-*.json")):
         value = json.loads(path.read_text(encoding="utf-8"))["value"]
-        if needle in value["system_id"] and value["limit"] == LIMIT:
+        if needle in value["system_id"] and value["limit"] == limit:
             return [float(score) for score in value["scores"]]
-    raise SystemExit(f"no cached --limit {LIMIT} scores of {needle} on {test_set}: see experiments/README.md")
+    raise SystemExit(f"no cached --limit {limit} scores of {needle} on {test_set}: see experiments/README.md")
 
 
-def load_test_set(name: str) -> Tuple[Any, List[List[str]], List[int], List[int]]:
-    """The seeded 500-pair subset, its unique documents and each pair's positions among them."""
-    test_set = load_benchmark_test_set(name, limit=LIMIT, seed=0)
+def load_test_set(name: str, limit: Optional[int] = LIMIT) -> Tuple[Any, List[List[str]], List[int], List[int]]:
+    """The seeded 500-pair subset (``limit=None``: every pair), its unique documents and each pair's positions."""
+    test_set = load_benchmark_test_set(name, limit=limit, seed=0)
     documents, pos_index, neg_index = unique_documents(test_set)
     return test_set, documents, pos_index, neg_index
 
 
-def metric(test_set: Any, pos_index: Sequence[int], neg_index: Sequence[int], scores: Sequence[float]) -> float:
+def metric(test_set: Any, pos_index: Sequence[int], neg_index: Sequence[int], scores: Sequence[float],
+           digits: int = 1) -> float:
     """The set's primary metric (accuracy %, or alpha x 100 for LMVLM) of per-document scores."""
     scored = ScoredTestSet([scores[i] for i in pos_index], [scores[i] for i in neg_index], len(scores), 0, 0.0)
     result = evaluate(test_set, scored)
-    return round(100 * result.get("alpha", result.get("accuracy")), 1)
+    return round(100 * result.get("alpha", result.get("accuracy")), digits)
 
 
 def shipped_term(test_set: str) -> List[float]:

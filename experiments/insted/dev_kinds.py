@@ -1,0 +1,86 @@
+"""Does our own dev set show the INSTED-WIKI gap? The default against adjacent cosine on each kind of dev negative.
+
+    python -m experiments.insted.dev_kinds [RUN]
+
+``RUN`` (default ``runs/sentence-scorer-docintr``) is a sentence-level-term run made with ``data.document_intrusions``
+(MODELS.md, "the term trained on INSteD-shaped intrusions as well"): its dev groups (600 dev items, each with 5
+permutations, 2 nearest-sentence intrusions and 2 similar-document intrusions, the kind INSTED-WIKI has), their
+pretrained sentence embeddings and the fine-tuned model's scores of them are all in that folder. The shipped term is
+added to those scores as the default adds it, and each kind of negative is read separately: permutations, intruders
+most like the replaced sentence, and random sentences of the most similar other document. Wikipedia items are also
+read on their own, the source INSTED-WIKI comes from.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from collections import defaultdict
+from pathlib import Path
+from typing import Dict, List, Sequence, Tuple
+
+import torch
+
+from coherence_metric.cohesion import SentenceCohesion
+from coherence_metric.scorer import CoherenceScorer
+from training.data.intrusions import build_intrusions
+from training.evaluation import Span
+from training.sentence_scorer.fit import term_scores
+from training.sentence_scorer.groups import EmbeddedGroups, cache_key, load_items, sample_groups
+from training.sentence_scorer.recipe import SentenceScorerData
+
+COSINE_WEIGHTS = (1, 2, 4, 8, 16)
+
+
+def pairs_by_kind(spans: Sequence[Span], nearest_counts: Sequence[int], sources: Sequence[str],
+                  only: str = "") -> Dict[str, List[Tuple[int, int]]]:
+    """(positive, negative) document positions per kind of negative; ``only``: items of one source."""
+    pairs: Dict[str, List[Tuple[int, int]]] = defaultdict(list)
+    for (start, permutations, intrusions), nearest, source in zip(spans, nearest_counts, sources):
+        if only and source != only:
+            continue
+        kinds = ["permutation"] * permutations + ["nearest sentence"] * nearest + ["similar document"] * (
+            intrusions - nearest)
+        for offset, kind in enumerate(kinds, start=1):
+            pairs[kind].append((start, start + offset))
+    return pairs
+
+
+def accuracy_by_kind(scores: Sequence[float], pairs: Dict[str, List[Tuple[int, int]]]) -> Dict[str, float]:
+    """The share of each kind's pairs that the positive wins (a tie loses)."""
+    return {kind: round(100 * sum(scores[pos] > scores[neg] for pos, neg in kind_pairs) / len(kind_pairs), 1)
+            for kind, kind_pairs in pairs.items()}
+
+
+def main(run: str = "runs/sentence-scorer-docintr") -> None:
+    folder = Path(run)
+    recipe = torch.load(folder / "state.pt", weights_only=False)["recipe"]
+    data = SentenceScorerData(**recipe["data"])
+    _, dev_items = load_items(Path(data.dir), data.decontaminate, data.source_limits, data.source_limit_seed)
+    documents, spans = sample_groups(dev_items, data.dev_items, data.permutations, data.intrusions, data.dev_seed,
+                                     data.document_intrusions)
+    sample = random.Random(data.dev_seed).sample(list(dev_items), min(data.dev_items, len(dev_items)))
+    nearest = build_intrusions(sample, data.intrusions, data.dev_seed)
+    nearest_counts = [len(nearest.get(item.id, ())) for item in sample]
+    sources = [item.source for item in sample]
+    stored = torch.load(folder / "embeddings-dev.pt", weights_only=False)
+    groups = EmbeddedGroups(stored["embeddings"], stored["documents"], stored["spans"])
+    assert groups.spans == spans, "the run's dev groups differ from the ones rebuilt here"
+    known = json.loads((folder / "base_dev_scores.json").read_text(encoding="utf-8"))["scores"]
+    head = [known[cache_key({"sentences": document})] for document in documents]
+    term = term_scores(CoherenceScorer("default").model.sentence_scorer, groups)
+    default = [h + t for h, t in zip(head, term)]
+    cosine = SentenceCohesion.scores_from(groups.embeddings, groups.documents)
+    systems: Dict[str, List[float]] = {"fine-tuned alone": head, "default": default, "cosine": cosine}
+    for weight in COSINE_WEIGHTS:
+        systems[f"default + {weight} cos"] = [d + weight * c for d, c in zip(default, cosine)]
+    for only in ("", "wiki"):
+        pairs = pairs_by_kind(spans, nearest_counts, sources, only)
+        print(f"dev items from {only or 'every source'}, pairs {({k: len(v) for k, v in pairs.items()})}:")
+        for label, scores in systems.items():
+            print(f"  {label}: {accuracy_by_kind(scores, pairs)}", flush=True)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
