@@ -71,8 +71,9 @@ def plot_suite(result: Mapping[str, Any], path: Union[str, Path]) -> Path:
     title = f"{result['suite']} suite: {result['model']['label']}"
     if result.get("limit") is not None:
         title += f" [limit {result['limit']}]"
-    axes.set_title(title, fontsize=10)
-    axes.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.32), ncol=min(len(series), 5), frameon=False)
+    axes.set_title(title, fontsize=10, pad=22)
+    # Above the bars: below them, long rotated test-set names (the probes') ran into it.
+    axes.legend(fontsize=7, loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=len(series), frameon=False)
     figure.tight_layout()
     return _save(figure, path)
 

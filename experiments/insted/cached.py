@@ -29,7 +29,8 @@ def cached_scores(test_set: str, needle: str, limit: Optional[int] = LIMIT) -> L
         value = json.loads(path.read_text(encoding="utf-8"))["value"]
         if needle in value["system_id"] and value["limit"] == limit:
             return [float(score) for score in value["scores"]]
-    raise SystemExit(f"no cached --limit {limit} scores of {needle} on {test_set}: see experiments/README.md")
+    which = "full-set" if limit is None else f"--limit {limit}"
+    raise SystemExit(f"no cached {which} scores of {needle} on {test_set}: see experiments/README.md")
 
 
 def load_test_set(name: str, limit: Optional[int] = LIMIT) -> Tuple[Any, List[List[str]], List[int], List[int]]:
