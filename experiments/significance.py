@@ -8,8 +8,8 @@ resampled by cluster, the part of a pair's id before ``/``: SUMMEVAL's source ar
 articles, so pairs of one article are not independent), the permuted sets' and NEWS-INTRUSION's source document (20
 permutations each; some documents give several blocks); INSTED-WIKI and STORYCLOZE have one pair per source, so they
 are resampled pair by pair.
-Prints A - B in accuracy points with a 95% percentile interval (1,000 resamples, seed 12345, as
-``coherence_metric.bootstrap``). Accuracy sets only (not LMVLM).
+Prints A - B in accuracy points with a 95% percentile interval (``coherence_metric.bootstrap``'s resample count and
+seed: 1,000 and 12345). Accuracy sets only (not LMVLM).
 """
 
 from __future__ import annotations
@@ -20,10 +20,8 @@ from typing import Dict, List, Sequence
 
 import numpy as np
 
+from coherence_metric.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from experiments.insted.cached import cached_scores, load_test_set
-
-RESAMPLES = 1000
-SEED = 12345
 
 
 def cluster_of(item_id: str) -> str:
@@ -44,8 +42,8 @@ def margin(name: str, needle_a: str, needle_b: str) -> Dict[str, float]:
     difference = wins_a - wins_b
     sums = np.array([difference[m].sum() for m in members])
     sizes = np.array([len(m) for m in members])
-    rng = np.random.default_rng(SEED)
-    draws = rng.integers(0, len(members), size=(RESAMPLES, len(members)))
+    rng = np.random.default_rng(DEFAULT_SEED)
+    draws = rng.integers(0, len(members), size=(DEFAULT_RESAMPLES, len(members)))
     resampled = sums[draws].sum(axis=1) / sizes[draws].sum(axis=1)
     low, high = np.percentile(resampled, [2.5, 97.5])
     return {"A - B": round(100 * float(difference.mean()), 2), "low": round(100 * float(low), 2),

@@ -14,7 +14,6 @@ read on their own, the source INSTED-WIKI comes from.
 from __future__ import annotations
 
 import json
-import random
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -27,7 +26,7 @@ from coherence_metric.scorer import CoherenceScorer
 from training.data.intrusions import build_intrusions
 from training.evaluation import Span
 from training.sentence_scorer.fit import term_scores
-from training.sentence_scorer.groups import EmbeddedGroups, cache_key, load_items, sample_groups
+from training.sentence_scorer.groups import EmbeddedGroups, cache_key, draw_items, load_items, sample_groups
 from training.sentence_scorer.recipe import SentenceScorerData
 
 COSINE_WEIGHTS = (1, 2, 4, 8, 16)
@@ -60,7 +59,7 @@ def main(run: str = "runs/sentence-scorer-docintr") -> None:
     _, dev_items = load_items(Path(data.dir), data.decontaminate, data.source_limits, data.source_limit_seed)
     documents, spans = sample_groups(dev_items, data.dev_items, data.permutations, data.intrusions, data.dev_seed,
                                      data.document_intrusions)
-    sample = random.Random(data.dev_seed).sample(list(dev_items), min(data.dev_items, len(dev_items)))
+    sample = draw_items(dev_items, data.dev_items, data.dev_seed)
     nearest = build_intrusions(sample, data.intrusions, data.dev_seed)
     nearest_counts = [len(nearest.get(item.id, ())) for item in sample]
     sources = [item.source for item in sample]

@@ -49,6 +49,11 @@ def load_items(folder: Path, decontaminate: bool, source_limits: Dict[str, int],
     return prepared.train, prepared.dev
 
 
+def draw_items(items: Sequence[TrainingItem], count: int, seed: int) -> List[TrainingItem]:
+    """``count`` items drawn with ``seed`` (all when fewer): the items :func:`sample_groups` builds its groups from."""
+    return random.Random(seed).sample(list(items), min(count, len(items)))
+
+
 def sample_groups(items: Sequence[TrainingItem], count: int, permutations: int, intrusions: int,
                   seed: int, document_intrusions: int = 0) -> Tuple[List[List[str]], List[Span]]:
     """``count`` items drawn with ``seed`` (all when fewer), as groups of sentence-list documents.
@@ -57,7 +62,7 @@ def sample_groups(items: Sequence[TrainingItem], count: int, permutations: int, 
     ``document_intrusions`` similar-document ones (``training.data.intrusions``). Intruders come from the drawn
     items themselves (another document of the same corpus), so a group's negatives depend only on the draw.
     """
-    sample = random.Random(seed).sample(list(items), min(count, len(items)))
+    sample = draw_items(items, count, seed)
     found: Dict[str, List[Intrusion]] = {item.id: [] for item in sample}
     for built in (build_intrusions(sample, intrusions, seed),
                   build_document_intrusions(sample, document_intrusions, seed)):
@@ -85,4 +90,4 @@ def embedded_groups(path: Path, key: str, documents: Sequence[Sequence[str]], sp
     return EmbeddedGroups(embeddings, rows, spans)
 
 
-__all__ = ["EmbeddedGroups", "cache_key", "embedded_groups", "load_items", "sample_groups"]
+__all__ = ["EmbeddedGroups", "cache_key", "draw_items", "embedded_groups", "load_items", "sample_groups"]
