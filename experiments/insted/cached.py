@@ -19,6 +19,8 @@ HEAD = "@852da70c24a0"
 #: The shipped default (fine-tuned model + 0.5 x the sentence-level term).
 DEFAULT = "@145d43c75880"
 COSINE = "adjacent-cosine"
+#: The untrained head on the same backbone (the No FT baseline).
+NO_FT = "no-ft|"
 TERM_WEIGHT = 0.5
 
 
@@ -48,7 +50,7 @@ def metric(test_set: Any, pos_index: Sequence[int], neg_index: Sequence[int], sc
     return round(100 * result.get("alpha", result.get("accuracy")), digits)
 
 
-def shipped_term(test_set: str) -> List[float]:
+def shipped_term(test_set: str, limit: Optional[int] = LIMIT) -> List[float]:
     """The shipped sentence-level term's own scores, recovered as (default - fine-tuned model) / weight."""
-    head, full = cached_scores(test_set, HEAD), cached_scores(test_set, DEFAULT)
+    head, full = cached_scores(test_set, HEAD, limit), cached_scores(test_set, DEFAULT, limit)
     return [(f - h) / TERM_WEIGHT for f, h in zip(full, head)]

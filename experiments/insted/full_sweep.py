@@ -16,9 +16,8 @@ import sys
 from typing import Dict, List
 
 from benchmarks.suites.catalogue import suite_test_sets
-from experiments.insted.cached import COSINE, DEFAULT, HEAD, TERM_WEIGHT, cached_scores, load_test_set, metric
+from experiments.insted.cached import COSINE, DEFAULT, HEAD, NO_FT, cached_scores, load_test_set, metric, shipped_term
 
-NO_FT = "no-ft|"
 COSINE_WEIGHTS = (0, 0.5, 1, 2, 4, 8, 16)
 TERM_WEIGHTS = (0, 0.5, 1, 1.1, 1.2, 1.3, 1.4, 1.5, 1.6, 1.7, 1.8, 1.9, 2, 4, 8, 1000)
 
@@ -31,7 +30,7 @@ def sweep(name: str) -> None:
         return metric(test_set, pos_index, neg_index, values, digits=2)
 
     default, head, cos = (cached_scores(name, needle, limit=None) for needle in (DEFAULT, HEAD, COSINE))
-    term = [(d - h) / TERM_WEIGHT for d, h in zip(default, head)]
+    term = shipped_term(name, limit=None)
     baselines: Dict[str, float] = {"No FT": score(cached_scores(name, NO_FT, limit=None)), "cos": score(cos)}
     print(name, "default + c x cos:", {c: score([d + c * x for d, x in zip(default, cos)]) for c in COSINE_WEIGHTS},
           baselines, flush=True)
