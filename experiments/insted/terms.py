@@ -1,17 +1,21 @@
 """Sentence-level terms of other checkpoints, each added to the fine-tuned model's cached scores, on the paper suite.
 
     python -m experiments.insted.terms runs/sentence-scorer-docintr/checkpoint runs/sentence-scorer-crop/checkpoint
+    python -m experiments.insted.terms --full runs/sentence-scorer-wide/checkpoint      # every pair
 
 Each folder is a checkpoint with a sentence-level term (``add_sentence_scorer``); only the term is read, and it is
-compared with the shipped one on the same ``--limit 500`` pairs. A saved term has its dev-chosen weight folded in,
-so ``x1`` is the fine-tuned model plus the term at the weight its own dev run chose (for the shipped term: the
-default itself), ``x2`` twice that, and ``alone`` the term without the fine-tuned model.
+compared with the shipped one on the same pairs (``--limit 500``, or every pair with ``--full``, which needs the
+full-set cache of ``experiments/README.md``). A saved term has its dev-chosen weight folded in, so ``x1`` is the
+fine-tuned model plus the term at the weight its own dev run chose (for the shipped term: the default itself, and
+for any folder the score of that checkpoint), ``x2`` twice that, and ``alone`` the term without the fine-tuned model.
+With ``--full`` each set's sentence embeddings are kept in ``runs/term-embeddings`` so a second term costs seconds.
 """
 
 from __future__ import annotations
 
 import sys
-from typing import List
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
 
 import torch
 
@@ -20,22 +24,50 @@ from coherence_metric.backbones import resolve_backbone_folder
 from coherence_metric.checkpoint import load_checkpoint
 from coherence_metric.cohesion import SentenceCohesion
 from coherence_metric.texts import sentences_of
-from experiments.insted.cached import COSINE, HEAD, TERM_WEIGHT, cached_scores, load_test_set, metric, shipped_term
+from experiments.insted.cached import (
+    COSINE,
+    HEAD,
+    LIMIT,
+    TERM_WEIGHT,
+    cached_scores,
+    load_test_set,
+    metric,
+    shipped_term,
+)
+
+EMBEDDINGS = Path("runs/term-embeddings")
 
 
-def main(folders: List[str]) -> None:
+def embedded(encoder: SentenceCohesion, name: str, documents: Sequence[str], limit: Optional[int]
+             ) -> Tuple[torch.Tensor, List[List[int]]]:
+    """The documents' sentence embeddings and rows; with ``limit=None`` read from / saved to ``EMBEDDINGS``."""
+    path = EMBEDDINGS / f"{name}.pt"
+    if limit is None and path.is_file():
+        stored = torch.load(path, weights_only=False)
+        return stored["embeddings"], stored["rows"]
+    embeddings, rows = encoder.embed_documents([sentences_of(document) for document in documents])
+    if limit is None:
+        EMBEDDINGS.mkdir(parents=True, exist_ok=True)
+        torch.save({"embeddings": embeddings, "rows": rows}, path)
+    return embeddings, rows
+
+
+def main(argv: List[str]) -> None:
+    limit: Optional[int] = None if "--full" in argv else LIMIT
+    folders = [arg for arg in argv if arg != "--full"]
     models = [load_checkpoint(folder).model for folder in folders]
     encoder = SentenceCohesion.from_folder(resolve_backbone_folder(models[0].backbone_spec))
+    digits = 2 if limit is None else 1
     for name in suite_test_sets("paper"):
-        test_set, documents, pos_index, neg_index = load_test_set(name)
-        head = cached_scores(name, HEAD)
+        test_set, documents, pos_index, neg_index = load_test_set(name, limit)
+        head = cached_scores(name, HEAD, limit)
 
         def score(values: List[float], test_set=test_set, pos_index=pos_index, neg_index=neg_index) -> float:
-            return metric(test_set, pos_index, neg_index, values)
+            return metric(test_set, pos_index, neg_index, values, digits)
 
-        row = {"cos": score(cached_scores(name, COSINE)), "head": score(head)}
-        terms = {"shipped": [TERM_WEIGHT * t for t in shipped_term(name)]}
-        embeddings, rows = encoder.embed_documents([sentences_of(document) for document in documents])
+        row = {"cos": score(cached_scores(name, COSINE, limit)), "head": score(head)}
+        terms = {"shipped": [TERM_WEIGHT * t for t in shipped_term(name, limit)]}
+        embeddings, rows = embedded(encoder, name, documents, limit)
         for folder, model in zip(folders, models):
             with torch.inference_mode():
                 terms[folder] = model.sentence_scorer.score_documents(embeddings, rows).tolist()
