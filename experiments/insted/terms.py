@@ -34,21 +34,26 @@ from experiments.insted.cached import (
     metric,
     shipped_term,
 )
+from training.sentence_scorer.groups import cache_key
 
 EMBEDDINGS = Path("runs/term-embeddings")
 
 
-def embedded(encoder: SentenceCohesion, name: str, documents: Sequence[str], limit: Optional[int]
+def embedded(encoder: SentenceCohesion, name: str, documents: Sequence[Sequence[str]], limit: Optional[int]
              ) -> Tuple[torch.Tensor, List[List[int]]]:
-    """The documents' sentence embeddings and rows; with ``limit=None`` read from / saved to ``EMBEDDINGS``."""
+    """The documents' sentence embeddings and rows; with ``limit=None`` read from / saved to ``EMBEDDINGS``, keyed
+    by the sentences and the encoder's weights so a changed test set or backbone is embedded again."""
+    sentences = [sentences_of(document) for document in documents]
+    key = cache_key({"sentences": sentences, "encoder": encoder.model.name_or_path})
     path = EMBEDDINGS / f"{name}.pt"
     if limit is None and path.is_file():
         stored = torch.load(path, weights_only=False)
-        return stored["embeddings"], stored["rows"]
-    embeddings, rows = encoder.embed_documents([sentences_of(document) for document in documents])
+        if stored.get("key") == key:
+            return stored["embeddings"], stored["rows"]
+    embeddings, rows = encoder.embed_documents(sentences)
     if limit is None:
         EMBEDDINGS.mkdir(parents=True, exist_ok=True)
-        torch.save({"embeddings": embeddings, "rows": rows}, path)
+        torch.save({"key": key, "embeddings": embeddings, "rows": rows}, path)
     return embeddings, rows
 
 
