@@ -34,27 +34,22 @@ from experiments.insted.cached import (
     metric,
     shipped_term,
 )
-from training.sentence_scorer.groups import cache_key
+from training.sentence_scorer.groups import cache_key, embedded_groups
 
 EMBEDDINGS = Path("runs/term-embeddings")
 
 
-def embedded(encoder: SentenceCohesion, name: str, documents: Sequence[Sequence[str]], limit: Optional[int]
-             ) -> Tuple[torch.Tensor, List[List[int]]]:
-    """The documents' sentence embeddings and rows; with ``limit=None`` read from / saved to ``EMBEDDINGS``, keyed
-    by the sentences and the encoder's weights so a changed test set or backbone is embedded again."""
+def embedded(encoder: SentenceCohesion, backbone_sha256: str, name: str, documents: Sequence[Sequence[str]],
+             limit: Optional[int]) -> Tuple[torch.Tensor, List[List[int]]]:
+    """The documents' sentence embeddings and rows; with ``limit=None`` kept in ``EMBEDDINGS`` (the training run's
+    :func:`embedded_groups` cache), keyed by the sentences and the backbone's weights."""
     sentences = [sentences_of(document) for document in documents]
-    key = cache_key({"sentences": sentences, "encoder": encoder.model.name_or_path})
-    path = EMBEDDINGS / f"{name}.pt"
-    if limit is None and path.is_file():
-        stored = torch.load(path, weights_only=False)
-        if stored.get("key") == key:
-            return stored["embeddings"], stored["rows"]
-    embeddings, rows = encoder.embed_documents(sentences)
-    if limit is None:
-        EMBEDDINGS.mkdir(parents=True, exist_ok=True)
-        torch.save({"key": key, "embeddings": embeddings, "rows": rows}, path)
-    return embeddings, rows
+    if limit is not None:
+        return encoder.embed_documents(sentences)
+    key = cache_key({"sentences": sentences, "backbone": backbone_sha256})
+    EMBEDDINGS.mkdir(parents=True, exist_ok=True)
+    groups = embedded_groups(EMBEDDINGS / f"{name}.pt", key, sentences, [], encoder)
+    return groups.embeddings, groups.documents
 
 
 def main(argv: List[str]) -> None:
@@ -72,7 +67,7 @@ def main(argv: List[str]) -> None:
 
         row = {"cos": score(cached_scores(name, COSINE, limit)), "head": score(head)}
         terms = {"shipped": [TERM_WEIGHT * t for t in shipped_term(name, limit)]}
-        embeddings, rows = embedded(encoder, name, documents, limit)
+        embeddings, rows = embedded(encoder, models[0].backbone_spec.weights_sha256, name, documents, limit)
         for folder, model in zip(folders, models):
             with torch.inference_mode():
                 terms[folder] = model.sentence_scorer.score_documents(embeddings, rows).tolist()
