@@ -93,7 +93,7 @@ def test_an_intrusion_document_swaps_exactly_one_sentence():
     assert CORPUS[0].pos[1] == "The cat chased a red ball across the kitchen."  # the item is untouched
 
 
-def test_documents_sharing_a_long_sentence_with_a_test_set_are_found_and_dropped():
+def test_documents_sharing_a_long_sentence_with_a_test_set_are_found_and_dropped(shared_data):
     from training.data.decontamination import benchmark_sentences
 
     probe_sentences = benchmark_sentences("probes")  # the real probe sets, read from ../shared/data
