@@ -3,6 +3,7 @@
     python -m experiments.insted.dev_kinds [RUN]
 
 ``RUN`` (default ``runs/sentence-scorer-docintr``) is a sentence-level-term run made with ``data.document_intrusions``
+or ``data.sibling_intrusions`` (same-document intruders: ``runs/sentence-scorer-sibling``)
 (MODELS.md, "the term trained on INSteD-shaped intrusions as well"): its dev groups (600 dev items, each with 5
 permutations, 2 nearest-sentence intrusions and 2 similar-document intrusions, the kind INSTED-WIKI has), their
 pretrained sentence embeddings and the fine-tuned model's scores of them are all in that folder. The shipped term is
@@ -23,24 +24,30 @@ import torch
 
 from coherence_metric.cohesion import SentenceCohesion
 from coherence_metric.scorer import CoherenceScorer
-from training.data.intrusions import build_intrusions
 from training.evaluation import Span
 from training.sentence_scorer.fit import term_scores
-from training.sentence_scorer.groups import EmbeddedGroups, cache_key, draw_items, load_items, sample_groups
+from training.sentence_scorer.groups import (
+    EmbeddedGroups,
+    cache_key,
+    draw_items,
+    intrusions_by_kind,
+    load_items,
+    sample_groups,
+)
 from training.sentence_scorer.recipe import SentenceScorerData
 
 COSINE_WEIGHTS = (1, 2, 4, 8, 16)
 
 
-def pairs_by_kind(spans: Sequence[Span], nearest_counts: Sequence[int], sources: Sequence[str],
+def pairs_by_kind(spans: Sequence[Span], intrusion_kinds: Sequence[Sequence[str]], sources: Sequence[str],
                   only: str = "") -> Dict[str, List[Tuple[int, int]]]:
     """(positive, negative) document positions per kind of negative; ``only``: items of one source."""
     pairs: Dict[str, List[Tuple[int, int]]] = defaultdict(list)
-    for (start, permutations, intrusions), nearest, source in zip(spans, nearest_counts, sources):
+    for (start, permutations, intrusions), item_kinds, source in zip(spans, intrusion_kinds, sources):
         if only and source != only:
             continue
-        kinds = ["permutation"] * permutations + ["nearest sentence"] * nearest + ["similar document"] * (
-            intrusions - nearest)
+        assert len(item_kinds) == intrusions
+        kinds = ["permutation"] * permutations + list(item_kinds)
         for offset, kind in enumerate(kinds, start=1):
             pairs[kind].append((start, start + offset))
     return pairs
@@ -58,10 +65,11 @@ def main(run: str = "runs/sentence-scorer-docintr") -> None:
     data = SentenceScorerData(**recipe["data"])
     _, dev_items = load_items(Path(data.dir), data.decontaminate, data.source_limits, data.source_limit_seed)
     documents, spans = sample_groups(dev_items, data.dev_items, data.permutations, data.intrusions, data.dev_seed,
-                                     data.document_intrusions)
+                                     data.document_intrusions, data.sibling_intrusions)
     sample = draw_items(dev_items, data.dev_items, data.dev_seed)
-    nearest = build_intrusions(sample, data.intrusions, data.dev_seed)
-    nearest_counts = [len(nearest.get(item.id, ())) for item in sample]
+    by_kind = intrusions_by_kind(sample, dev_items, data.intrusions, data.document_intrusions,
+                                 data.sibling_intrusions, data.dev_seed)
+    intrusion_kinds = [[kind for _, kind in by_kind[item.id]] for item in sample]
     sources = [item.source for item in sample]
     stored = torch.load(folder / "embeddings-dev.pt", weights_only=False)
     groups = EmbeddedGroups(stored["embeddings"], stored["documents"], stored["spans"])
@@ -75,7 +83,7 @@ def main(run: str = "runs/sentence-scorer-docintr") -> None:
     for weight in COSINE_WEIGHTS:
         systems[f"default + {weight} cos"] = [d + weight * c for d, c in zip(default, cosine)]
     for only in ("", "wiki"):
-        pairs = pairs_by_kind(spans, nearest_counts, sources, only)
+        pairs = pairs_by_kind(spans, intrusion_kinds, sources, only)
         print(f"dev items from {only or 'every source'}, pairs {({k: len(v) for k, v in pairs.items()})}:")
         for label, scores in systems.items():
             print(f"  {label}: {accuracy_by_kind(scores, pairs)}", flush=True)

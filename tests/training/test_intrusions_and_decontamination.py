@@ -10,7 +10,13 @@ from coherence_metric import InputError
 from training.config import recipe_from_dict
 from training.data.decontamination import contaminated_documents, drop_documents, sentence_key
 from training.data.examples import TrainingItem
-from training.data.intrusions import build_document_intrusions, build_intrusions, intrusion_document, nearest_documents
+from training.data.intrusions import (
+    build_document_intrusions,
+    build_intrusions,
+    build_sibling_intrusions,
+    intrusion_document,
+    nearest_documents,
+)
 from training.data.storage import read_split, split_path, write_split
 from training.trainer import INTRUSIONS_FILE, Trainer, read_log
 
@@ -85,6 +91,18 @@ def test_a_document_intruder_is_a_random_sentence_of_the_nearest_document_of_the
     assert found["lone#0"] == []  # alone in its corpus
     assert build_document_intrusions(NEWS, per_item=2, seed=3) == found  # seeded
     assert build_document_intrusions(NEWS, per_item=0, seed=3) == {}
+
+
+def test_a_sibling_intruder_comes_from_another_block_of_the_same_document_even_one_not_drawn():
+    found = build_sibling_intrusions(CORPUS[:1], per_item=2, seed=5, pool=CORPUS)
+    sibling = set(CORPUS[1].pos)  # a#1: the block of a#0's document that was not drawn
+    assert len(found["a#0"]) == 2 and {position for position, _ in found["a#0"]} == {1, 2}
+    assert {sentence for _, sentence in found["a#0"]} <= sibling
+    alone = build_sibling_intrusions(CORPUS, per_item=2, seed=5)
+    assert alone["b#0"] == alone["c#0"] == alone["z#0"] == []  # one block only: no sibling to draw from
+    assert {sentence for _, sentence in alone["a#1"]} <= set(CORPUS[0].pos)
+    assert build_sibling_intrusions(CORPUS, per_item=2, seed=5) == alone  # seeded
+    assert build_sibling_intrusions(CORPUS, per_item=0, seed=5) == {}
 
 
 def test_an_intrusion_document_swaps_exactly_one_sentence():

@@ -27,7 +27,7 @@ def _recipe(base: Path, data: Path, out: Path, **train):
     return recipe_from_mapping({
         "family": "sentence_scorer", "base_checkpoint": str(base), "output_dir": str(out),
         "data": {"dir": str(data), "train_items": 16, "dev_items": 8, "permutations": 3, "intrusions": 1,
-                 "document_intrusions": 1, "decontaminate": False},
+                 "document_intrusions": 1, "sibling_intrusions": 1, "decontaminate": False},
         "model": {"width": 16, "layers": 1, "heads": 2, "max_sentences": 8},
         "train": {"epochs": 2, "batch_groups": 4, "weights": [0.5, 1.0, 2.0], **train},
     })
@@ -47,8 +47,9 @@ def test_the_written_checkpoint_scores_what_the_dev_selection_saw(trained, bert_
     assert config.format_version == 3 and config.training["base_checkpoint"] == \
         read_checkpoint_config(bert_checkpoint).fingerprint()
     _, dev = load_items(tiny_training_data, False, {}, 100)
-    documents, spans = sample_groups(dev, 8, 3, 1, recipe.data.dev_seed, document_intrusions=1)
-    assert max(intruded for _, _, intruded in spans) == 2, "a nearest-sentence and a similar-document intrusion"
+    documents, spans = sample_groups(dev, 8, 3, 1, recipe.data.dev_seed, document_intrusions=1, sibling_intrusions=1)
+    # a nearest-sentence and a similar-document intrusion; no sibling one: every Lee document here is one block
+    assert max(intruded for _, _, intruded in spans) == 2
     scores = CoherenceScorer(str(folder)).score(documents).scores
     assert dev_result(scores, spans, True).to_dict() == pytest.approx(summary["dev_combined"])
     base = CoherenceScorer(str(bert_checkpoint)).score(documents).scores

@@ -14,6 +14,10 @@ intrusions depend only on the seed, its own text and the pool it is drawn from.
 sentence of the *most similar other document* (TF-IDF cosine of whole documents), not the sentence most
 like the replaced one. Such an intruder is on the article's topic but need not echo its neighbours' words.
 (Measured, MODELS.md: adding them to the sentence-level term's negatives did not move INSTED-WIKI.)
+
+``build_sibling_intrusions`` takes the intruder from *another block of the same document* (a later section of
+the same Wikipedia article, a later part of the same story): on the article's own topic, so adjacent-sentence
+similarity barely sees it, which is what makes INSteD-Wiki's intruders hard for the cosine baseline.
 """
 
 from __future__ import annotations
@@ -140,6 +144,38 @@ def build_document_intrusions(items: Sequence[TrainingItem], per_item: int, seed
     return intrusions
 
 
+def build_sibling_intrusions(items: Sequence[TrainingItem], per_item: int, seed: int,
+                              pool: Optional[Sequence[TrainingItem]] = None) -> Dict[str, List[Intrusion]]:
+    """Up to ``per_item`` intrusions per item, each a random sentence of another block of the item's own document.
+
+    Args:
+        items: the items to build negatives for.
+        per_item: intrusions per item, at distinct positions other than the first.
+        seed: seeds each item's generator (``f"{seed}:{item id}:sibling-intrusion"``).
+        pool: the items whose blocks supply intruders (default ``items``); pass the whole split when ``items`` is
+            a sample of it, so an item's siblings need not have been drawn too.
+
+    Returns:
+        item id -> list of (position, intruder sentence); an empty list when the document has one block only.
+    """
+    if per_item < 1:
+        return {}
+    blocks: Dict[str, List[TrainingItem]] = defaultdict(list)
+    for block in items if pool is None else pool:
+        blocks[block.doc_id].append(block)
+    intrusions: Dict[str, List[Intrusion]] = {}
+    for item in items:
+        host = set(item.pos)
+        candidates = list(dict.fromkeys(sentence for block in blocks[item.doc_id] if block.id != item.id
+                                        for sentence in block.pos if sentence not in host))
+        found: List[Intrusion] = []
+        if candidates:
+            rng = random.Random(f"{seed}:{item.id}:sibling-intrusion")
+            found = [(position, rng.choice(candidates)) for position in _positions(rng, item, per_item)]
+        intrusions[item.id] = found
+    return intrusions
+
+
 def intrusion_document(item: TrainingItem, intrusion: Intrusion) -> List[str]:
     """The item's positive with one sentence replaced: a negative document."""
     position, sentence = intrusion
@@ -148,4 +184,5 @@ def intrusion_document(item: TrainingItem, intrusion: Intrusion) -> List[str]:
     return document
 
 
-__all__ = ["Intrusion", "build_document_intrusions", "build_intrusions", "intrusion_document", "nearest_documents"]
+__all__ = ["Intrusion", "build_document_intrusions", "build_intrusions", "build_sibling_intrusions",
+           "intrusion_document", "nearest_documents"]

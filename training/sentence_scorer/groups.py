@@ -20,7 +20,7 @@ import torch
 from coherence_metric.cohesion import SentenceCohesion
 
 from ..data.examples import TrainingItem
-from ..data.intrusions import Intrusion, build_document_intrusions, build_intrusions
+from ..data.intrusions import Intrusion, build_document_intrusions, build_intrusions, build_sibling_intrusions
 from ..data.selection import load_prepared
 from ..evaluation import Span, group_documents
 from ..state_files import save_atomically
@@ -55,20 +55,35 @@ def draw_items(items: Sequence[TrainingItem], count: int, seed: int) -> List[Tra
 
 
 def sample_groups(items: Sequence[TrainingItem], count: int, permutations: int, intrusions: int,
-                  seed: int, document_intrusions: int = 0) -> Tuple[List[List[str]], List[Span]]:
+                  seed: int, document_intrusions: int = 0, sibling_intrusions: int = 0
+                  ) -> Tuple[List[List[str]], List[Span]]:
     """``count`` items drawn with ``seed`` (all when fewer), as groups of sentence-list documents.
 
-    Each group: the positive, ``permutations`` permutations, then ``intrusions`` nearest-sentence intrusions and
-    ``document_intrusions`` similar-document ones (``training.data.intrusions``). Intruders come from the drawn
-    items themselves (another document of the same corpus), so a group's negatives depend only on the draw.
+    Each group: the positive, ``permutations`` permutations, then ``intrusions`` nearest-sentence intrusions,
+    ``document_intrusions`` similar-document ones and ``sibling_intrusions`` same-document ones
+    (``training.data.intrusions``). The first two kinds take their intruders from the drawn items themselves
+    (another document of the same corpus), so their negatives depend only on the draw; a sibling intruder comes
+    from another block of the item's own document anywhere in ``items``.
     """
     sample = draw_items(items, count, seed)
-    found: Dict[str, List[Intrusion]] = {item.id: [] for item in sample}
-    for built in (build_intrusions(sample, intrusions, seed),
-                  build_document_intrusions(sample, document_intrusions, seed)):
-        for item_id, intruded in built.items():
-            found[item_id].extend(intrusion for intrusion in intruded if intrusion not in found[item_id])
+    kinds = intrusions_by_kind(sample, items, intrusions, document_intrusions, sibling_intrusions, seed)
+    found = {item.id: [intrusion for intrusion, _ in kinds[item.id]] for item in sample}
     return group_documents(sample, permutations, found)
+
+
+def intrusions_by_kind(sample: Sequence[TrainingItem], items: Sequence[TrainingItem], intrusions: int,
+                       document_intrusions: int, sibling_intrusions: int, seed: int
+                       ) -> Dict[str, List[Tuple[Intrusion, str]]]:
+    """Each drawn item's intrusions in group order, with their kind ("nearest sentence", "similar document",
+    "same document"); an intrusion an earlier kind already made is kept once."""
+    found: Dict[str, List[Tuple[Intrusion, str]]] = {item.id: [] for item in sample}
+    for kind, built in (("nearest sentence", build_intrusions(sample, intrusions, seed)),
+                        ("similar document", build_document_intrusions(sample, document_intrusions, seed)),
+                        ("same document", build_sibling_intrusions(sample, sibling_intrusions, seed, pool=items))):
+        for item_id, intruded in built.items():
+            known = {intrusion for intrusion, _ in found[item_id]}
+            found[item_id].extend((intrusion, kind) for intrusion in intruded if intrusion not in known)
+    return found
 
 
 def cache_key(settings: Dict[str, Any]) -> str:
@@ -90,4 +105,5 @@ def embedded_groups(path: Path, key: str, documents: Sequence[Sequence[str]], sp
     return EmbeddedGroups(embeddings, rows, spans)
 
 
-__all__ = ["EmbeddedGroups", "cache_key", "draw_items", "embedded_groups", "load_items", "sample_groups"]
+__all__ = ["EmbeddedGroups", "cache_key", "draw_items", "embedded_groups", "intrusions_by_kind", "load_items",
+           "sample_groups"]

@@ -38,7 +38,8 @@ class SentenceScorerData:
     """``data:``: the prepared folder (``coherence-metric train prepare``), how many items of each split, and
     their negatives per item: ``permutations``, ``intrusions`` (one sentence replaced by the most similar
     sentence of another document of the same corpus) and ``document_intrusions`` (one sentence replaced by a
-    random sentence of the most similar other document, as INSteD-Wiki's pairs look). ``source_limits`` with
+    random sentence of the most similar other document, as INSteD-Wiki's pairs look) and ``sibling_intrusions``
+    (one sentence replaced by a sentence of another block of the same document: on-topic). ``source_limits`` with
     ``source_limit_seed`` keep the same items as the base checkpoint's recipe did; ``seed`` / ``dev_seed`` draw
     the items used here."""
 
@@ -48,6 +49,7 @@ class SentenceScorerData:
     permutations: int = 5
     intrusions: int = 2
     document_intrusions: int = 0
+    sibling_intrusions: int = 0
     decontaminate: bool = True
     source_limits: Dict[str, int] = field(default_factory=dict)
     source_limit_seed: int = 100
@@ -100,8 +102,8 @@ def recipe_from_mapping(values: Dict[str, Any], where: str = "recipe") -> Senten
     checks = [
         (data.train_items >= 1 and data.dev_items >= 1, "data.train_items and data.dev_items must be at least 1"),
         (data.permutations >= 1, "data.permutations must be at least 1"),
-        (data.intrusions >= 0 and data.document_intrusions >= 0,
-         "data.intrusions and data.document_intrusions must be 0 or more"),
+        (min(data.intrusions, data.document_intrusions, data.sibling_intrusions) >= 0,
+         "data.intrusions, data.document_intrusions and data.sibling_intrusions must be 0 or more"),
         (train.epochs >= 1 and train.batch_groups >= 1, "train.epochs and train.batch_groups must be at least 1"),
         (train.lr > 0 and train.grad_clip > 0, "train.lr and train.grad_clip must be positive"),
         (bool(train.weights) and all(weight > 0 for weight in train.weights),
@@ -157,7 +159,7 @@ class SentenceScorerRun:
         for split, items, count, seed in (("train", train_items, data.train_items, data.seed),
                                            ("dev", dev_items, data.dev_items, data.dev_seed)):
             documents, spans = sample_groups(items, count, data.permutations, data.intrusions, seed,
-                                             data.document_intrusions)
+                                             data.document_intrusions, data.sibling_intrusions)
             key = cache_key({**settings, "split": split})
             result[split] = embedded_groups(self.out / f"embeddings-{split}.pt", key, documents, spans, self.encoder)
             dev_documents = documents
@@ -192,7 +194,7 @@ class SentenceScorerRun:
         started = time.time()
         recipe, train = self.recipe, self.recipe.train
         groups, dev_documents = self.groups()
-        with_intrusions = recipe.data.intrusions + recipe.data.document_intrusions > 0
+        with_intrusions = recipe.data.intrusions + recipe.data.document_intrusions + recipe.data.sibling_intrusions > 0
         torch.manual_seed(train.seed)
         module = SentenceLevelScorer(_shape(recipe, int(groups["train"].embeddings.shape[1])),
                                      dropout=recipe.model.dropout, scale=recipe.model.scale)
