@@ -2,14 +2,13 @@
 
     python -m experiments.insted.dev_kinds [RUN]
 
-``RUN`` (default ``runs/sentence-scorer-docintr``) is a sentence-level-term run made with ``data.document_intrusions``
-or ``data.sibling_intrusions`` (same-document intruders: ``runs/sentence-scorer-sibling``)
-(MODELS.md, "the term trained on INSteD-shaped intrusions as well"): its dev groups (600 dev items, each with 5
-permutations, 2 nearest-sentence intrusions and 2 similar-document intrusions, the kind INSTED-WIKI has), their
-pretrained sentence embeddings and the fine-tuned model's scores of them are all in that folder. The shipped term is
-added to those scores as the default adds it, and each kind of negative is read separately: permutations, intruders
-most like the replaced sentence, and random sentences of the most similar other document. Wikipedia items are also
-read on their own, the source INSTED-WIKI comes from.
+``RUN`` (default ``runs/sentence-scorer-docintr``) is a sentence-level-term run whose dev groups hold more than one
+kind of intrusion: ``data.document_intrusions`` (MODELS.md, "the term trained on INSteD-shaped intrusions as well":
+600 dev items, each with 5 permutations, 2 nearest-sentence intrusions and 2 random sentences of the most similar other
+document, the kind INSTED-WIKI has) or ``data.sibling_intrusions`` (``runs/sentence-scorer-sibling``: sentences of
+another block of the same document). The groups, their pretrained sentence embeddings and the fine-tuned model's
+scores of them are all in that folder. The shipped term is added to those scores as the default adds it, and each
+kind of negative is read separately. Wikipedia items are also read on their own, the source INSTED-WIKI comes from.
 """
 
 from __future__ import annotations
