@@ -23,7 +23,7 @@ import torch
 
 from coherence_metric.cohesion import SentenceCohesion
 from coherence_metric.scorer import CoherenceScorer
-from training.evaluation import Span
+from training.evaluation import Span, group_documents
 from training.sentence_scorer.fit import term_scores
 from training.sentence_scorer.groups import (
     EmbeddedGroups,
@@ -31,7 +31,6 @@ from training.sentence_scorer.groups import (
     draw_items,
     intrusions_by_kind,
     load_items,
-    sample_groups,
 )
 from training.sentence_scorer.recipe import SentenceScorerData
 
@@ -63,11 +62,13 @@ def main(run: str = "runs/sentence-scorer-docintr") -> None:
     recipe = torch.load(folder / "state.pt", weights_only=False)["recipe"]
     data = SentenceScorerData(**recipe["data"])
     _, dev_items = load_items(Path(data.dir), data.decontaminate, data.source_limits, data.source_limit_seed)
-    documents, spans = sample_groups(dev_items, data.dev_items, data.permutations, data.intrusions, data.dev_seed,
-                                     data.document_intrusions, data.sibling_intrusions)
+    # sample_groups' own steps, kept apart so the intrusions are built once and their kinds stay known
     sample = draw_items(dev_items, data.dev_items, data.dev_seed)
     by_kind = intrusions_by_kind(sample, dev_items, data.intrusions, data.document_intrusions,
                                  data.sibling_intrusions, data.dev_seed)
+    documents, spans = group_documents(sample, data.permutations,
+                                       {item_id: [intrusion for intrusion, _ in found] for item_id, found in
+                                        by_kind.items()})
     intrusion_kinds = [[kind for _, kind in by_kind[item.id]] for item in sample]
     sources = [item.source for item in sample]
     stored = torch.load(folder / "embeddings-dev.pt", weights_only=False)
