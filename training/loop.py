@@ -17,19 +17,18 @@ from __future__ import annotations
 import json
 import logging
 import math
-import random
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Protocol, Tuple
 
-import numpy as np
 import torch
 from torch import nn
 
 from coherence_metric.errors import InputError
 
-from .state_files import save_atomically
+from .resume import check_same_recipe, random_states, restore_random_states
+from .state_files import read_state, recover_directory, replace_directory, save_atomically, write_text_atomically
 
 logger = logging.getLogger("coherence_metric.training")
 
@@ -37,6 +36,9 @@ STATE_FILE = "loop_state.pt"
 LOG_FILE = "log.jsonl"
 OPTIMIZERS = ("adamw", "adam", "sgd")
 LOOP_SCHEDULES = ("constant", "linear", "shrink_on_plateau")
+# What may change when a run resumes (see training.resume): how long it trains, how often it logs, evaluates
+# and saves, and where its folder is.
+RESUMABLE_CHANGES = ("loop.output_dir", "loop.max_steps", "loop.eval_every", "loop.log_every", "loop.save_every")
 
 
 class Objective(Protocol):
@@ -58,7 +60,10 @@ class Objective(Protocol):
         """Called after each optimizer step (e.g. the multi-view orthonormal update); may do nothing."""
 
     def save(self, folder: Path) -> None:
-        """Write the trained model so the evaluation that reports it (e.g. DiscoEval) can load it."""
+        """Write the trained model so the evaluation that reports it (e.g. DiscoEval) can load it.
+
+        ``folder`` is a new, empty folder beside ``best/`` or ``final/`` that replaces it once this returns.
+        """
 
 
 @dataclass
@@ -135,8 +140,10 @@ def scheduled_lr(config: LoopConfig, step: int, plateau_scale: float) -> float:
 class ObjectiveLoop:
     """Trains one objective to ``max_steps`` (or until ``shrink_on_plateau`` runs out of rate).
 
-    Writes into ``output_dir``: ``log.jsonl``, ``best/`` and ``final/`` (through ``objective.save``),
-    ``recipe.json`` when a recipe is given, and ``loop_state.pt`` for resuming.
+    Writes into ``output_dir``: ``log.jsonl``, ``best/`` and ``final/`` (``objective.save`` fills a new folder
+    that then replaces the old one, see :mod:`training.state_files`), ``recipe.json`` (the ``loop:`` section
+    alone when no recipe is given) and ``loop_state.pt`` for resuming; a resume under a recipe that differs
+    outside :data:`RESUMABLE_CHANGES` is refused, naming the keys.
     """
 
     def __init__(self, objective: Objective, config: LoopConfig, recipe: Optional[Dict[str, Any]] = None,
@@ -163,9 +170,7 @@ class ObjectiveLoop:
         return {"step": self.step, "best": self.best, "last_selected": self.last_selected,
                 "plateau_scale": self.plateau_scale, "stopped_early": self.stopped_early,
                 "module": self.objective.module.state_dict(), "optimizer": self.optimizer.state_dict(),
-                "rng": {"python": random.getstate(), "torch": torch.random.get_rng_state(),
-                        "numpy": np.random.get_state()},
-                "recipe": self.recipe}
+                "rng": random_states(), "recipe": self.recipe}
 
     def save_state(self) -> None:
         """Atomically replace the resume state."""
@@ -176,19 +181,15 @@ class ObjectiveLoop:
         path = self.output_dir / STATE_FILE
         if not path.is_file():
             return False
-        try:
-            state = torch.load(path, map_location="cpu", weights_only=False)  # our own file
-        except Exception as error:  # a truncated or foreign file: say which, keep it for inspection
-            raise InputError(f"{path}: cannot resume from this file ({type(error).__name__}); "
-                             "move it away to start over") from None
+        # a truncated or foreign file: one line naming it; the file is kept for inspection
+        state = read_state(path, keys=("recipe", "module", "step"))
+        check_same_recipe(path, state["recipe"], self.recipe, RESUMABLE_CHANGES)
         try:
             self.objective.module.load_state_dict(state["module"])
         except RuntimeError:
             raise InputError(f"{path} was written by a different model: use a new output_dir") from None
         self.optimizer.load_state_dict(state["optimizer"])
-        random.setstate(state["rng"]["python"])
-        torch.random.set_rng_state(state["rng"]["torch"])
-        np.random.set_state(state["rng"]["numpy"])
+        restore_random_states(state["rng"])
         self.step, self.best = state["step"], state["best"]
         self.last_selected, self.plateau_scale = state["last_selected"], state["plateau_scale"]
         self.stopped_early = state["stopped_early"]
@@ -237,7 +238,7 @@ class ObjectiveLoop:
         selected = float(numbers[self.config.select])
         if self.best is None or selected > self.best:
             self.best = selected
-            self.objective.save(self.output_dir / "best")
+            replace_directory(self.output_dir / "best", self.objective.save)
         if (self.config.schedule == "shrink_on_plateau" and self.last_selected is not None
                 and selected < self.last_selected):
             self.plateau_scale /= self.config.shrink_factor
@@ -259,8 +260,10 @@ class ObjectiveLoop:
     def run(self) -> Dict[str, Any]:
         """Train (resuming if possible) and return the final numbers."""
         self.output_dir.mkdir(parents=True, exist_ok=True)
-        resumed = self.load_state()
-        (self.output_dir / "recipe.json").write_text(json.dumps(self.recipe, indent=2), encoding="utf-8")
+        for name in ("best", "final"):  # a kill while one was replaced left the previous one aside
+            recover_directory(self.output_dir / name)
+        resumed = self.load_state()  # refuses a changed recipe before recipe.json is rewritten
+        write_text_atomically(json.dumps(self.recipe, indent=2), self.output_dir / "recipe.json")
         logger.info("%s at step %d of %d", "resuming" if resumed else "starting", self.step, self.config.max_steps)
         if not resumed:
             self.evaluate_and_keep_best()
@@ -285,7 +288,7 @@ class ObjectiveLoop:
                 self.save_state()
             elif self.config.save_every and self.step % self.config.save_every == 0:
                 self.save_state()
-        self.objective.save(self.output_dir / "final")
+        replace_directory(self.output_dir / "final", self.objective.save)
         self.save_state()
         return {"steps": self.step, "best": self.best, "select": self.config.select,
                 "seconds": time.perf_counter() - started, "output_dir": str(self.output_dir),

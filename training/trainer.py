@@ -14,7 +14,6 @@ restores it); the best checkpoint kept by dev accuracy; seeded everything; a mul
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import math
@@ -24,7 +23,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
-import numpy as np
 import torch
 
 from coherence_metric.checkpoint import save_checkpoint
@@ -33,7 +31,7 @@ from coherence_metric.errors import InputError
 from coherence_metric.runtime import autocast_context
 
 from . import distributed
-from .config import ObjectiveConfig, RecipeConfig
+from .config import RecipeConfig
 from .data.examples import TrainingItem
 from .data.intrusions import Intrusion, build_intrusions, intrusion_document
 from .data.selection import limit_sources, load_prepared  # noqa: F401  (limit_sources: older import path)
@@ -48,7 +46,8 @@ from .objectives import (
     pairwise_margin_loss,
     select_hard_negatives,
 )
-from .state_files import save_atomically, write_text_atomically
+from .resume import check_same_recipe, random_states, restore_random_states
+from .state_files import read_state, recover_directory, replace_directory, save_atomically, write_text_atomically
 
 logger = logging.getLogger("coherence_metric.training")
 
@@ -57,6 +56,9 @@ LOG_FILE = "log.jsonl"
 INTRUSIONS_FILE = "intrusions.json"
 BEST_DIR = "best"
 FINAL_DIR = "final"
+# What may change when a run resumes: how long it trains, how often it logs and evaluates, and where its folder
+# is. Everything else would make the resumed run a mix of two recipes.
+RESUMABLE_CHANGES = ("output_dir", "train.max_steps", "train.eval_every", "train.log_every")
 
 
 @dataclass
@@ -335,11 +337,16 @@ class Trainer:
                 "data": self.recipe.data.dir, "best_dev_accuracy": self.best_accuracy, "recipe": self.recipe.to_dict()}
 
     def save_model(self, folder: Path) -> Path:
-        """Write the current model as a coherence checkpoint (the recipe's flavour)."""
+        """Write the current model as a coherence checkpoint (the recipe's flavour) in place of ``folder``.
+
+        Written beside it and renamed into place (:func:`~training.state_files.replace_directory`): a kill or an
+        error during the write never costs the previous ``best/`` or ``final/``.
+        """
         flavour = self.recipe.train.save_flavour
         delta_dtype = torch.bfloat16 if self.recipe.train.delta_bf16 else None
-        return save_checkpoint(self.model, folder, tokenizer=self.tokenizer, flavour=flavour, delta_dtype=delta_dtype,
-                               training=self._training_info(), overwrite=True)
+        return replace_directory(folder, lambda target: save_checkpoint(
+            self.model, target, tokenizer=self.tokenizer, flavour=flavour, delta_dtype=delta_dtype,
+            training=self._training_info()))
 
     def state_dict(self) -> Dict[str, Any]:
         """Everything a resumed run needs to continue exactly."""
@@ -351,8 +358,7 @@ class Trainer:
             "queue": self.queue.state_dict() if self.queue else None,
             "optimizer": self.optimizer.state_dict(),
             "schedule": self.schedule.state_dict(),
-            "rng": {"python": self.rng.getstate(), "torch": torch.random.get_rng_state(),
-                    "numpy": np.random.get_state()},
+            "rng": random_states(self.rng),
             "mined": self.mined,
             "mined_chunk": self.mined_chunk,
             "recipe": self.recipe.to_dict(),
@@ -369,20 +375,17 @@ class Trainer:
         path = self.output_dir / STATE_FILE
         if not path.is_file():
             return False
-        state = torch.load(path, map_location=self.device, weights_only=False)  # our own file
-        # keys added to the objective since the state was written take their defaults (e.g. intrusions: 0)
-        stored_objective = {**dataclasses.asdict(ObjectiveConfig()), **state["recipe"]["objective"]}
-        if stored_objective != self.recipe.to_dict()["objective"]:
-            raise InputError(f"{path} was written by a run with another objective: use a new output_dir")
+        state = read_state(path, map_location=self.device, keys=("recipe", "model", "step"))
+        # keys added to the recipe since the state was written count as their defaults (e.g. intrusions: 0)
+        defaults = RecipeConfig(backbone=self.recipe.backbone, output_dir=self.recipe.output_dir).to_dict()
+        check_same_recipe(path, state["recipe"], self.recipe.to_dict(), RESUMABLE_CHANGES, defaults)
         self.model.load_state_dict(state["model"])
         if self.momentum_encoder is not None:
             self.momentum_encoder.load_state_dict(state["momentum_encoder"])
             self.queue.load_state_dict(state["queue"])  # type: ignore[union-attr]
         self.optimizer.load_state_dict(state["optimizer"])
         self.schedule.load_state_dict(state["schedule"])
-        self.rng.setstate(state["rng"]["python"])
-        torch.random.set_rng_state(state["rng"]["torch"])
-        np.random.set_state(state["rng"]["numpy"])
+        restore_random_states(state["rng"], self.rng)
         self.step, self.best_accuracy = state["step"], state["best_accuracy"]
         self.mined, self.mined_chunk = state["mined"], state["mined_chunk"]
         return True
@@ -411,12 +414,15 @@ class Trainer:
     def run(self) -> Dict[str, Any]:
         """Train to ``max_steps`` (resuming if possible); returns the final numbers."""
         self.output_dir.mkdir(parents=True, exist_ok=True)
-        resumed = self.load_state()
+        if self.world.is_main:  # a kill while best/ or final/ was replaced leaves the previous one aside
+            for name in (BEST_DIR, FINAL_DIR):
+                recover_directory(self.output_dir / name)
+        resumed = self.load_state()  # refuses a changed recipe before recipe.json is rewritten
         total = self.total_steps()
         if total < 1:
             raise InputError("the recipe leaves no training step: more data, epochs or a smaller accumulation")
         if self.world.is_main:
-            (self.output_dir / "recipe.json").write_text(json.dumps(self.recipe.to_dict(), indent=2))
+            write_text_atomically(json.dumps(self.recipe.to_dict(), indent=2), self.output_dir / "recipe.json")
             logger.info("%s at step %d of %d", "resuming" if resumed else "starting", self.step, total)
             if self.data_notes and not resumed:
                 self._log({"step": self.step, **self.data_notes})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
@@ -138,3 +139,52 @@ def test_bad_settings_and_states_are_named(tmp_path: Path) -> None:
     (broken / "loop_state.pt").write_bytes(b"not a state")
     with pytest.raises(InputError, match="cannot resume"):
         ObjectiveLoop(LinearProbe(), config(tmp_path, output_dir=str(broken)), progress=False).run()
+
+
+def test_a_changed_recipe_is_refused_on_resume_naming_the_keys(tmp_path: Path) -> None:
+    ObjectiveLoop(LinearProbe(), config(tmp_path, max_steps=10), progress=False).run()
+    written = (tmp_path / "run" / "recipe.json").read_text()
+    with pytest.raises(InputError, match="loop_state.pt was written by another recipe") as caught:
+        ObjectiveLoop(LinearProbe(), config(tmp_path, max_steps=20, lr=0.2, seed=1), progress=False).run()
+    assert "loop.lr: 0.1 -> 0.2" in str(caught.value) and "loop.seed: 0 -> 1" in str(caught.value)
+    assert "max_steps" not in str(caught.value).split(";")[0], "max_steps may change: not named as a change"
+    assert (tmp_path / "run" / "recipe.json").read_text() == written, "a refused resume leaves recipe.json alone"
+    family = config(tmp_path / "family", max_steps=5)  # a family's recipe: every section counts, not only loop:
+    ObjectiveLoop(LinearProbe(), family, recipe={"objective": {"margin": 0.5}, "loop": asdict(family)},
+                  progress=False).run()
+    with pytest.raises(InputError, match=r"objective.margin: 0.5 -> 1.0"):
+        ObjectiveLoop(LinearProbe(), family, recipe={"objective": {"margin": 1.0}, "loop": asdict(family)},
+                      progress=False).run()
+    loop = ObjectiveLoop(LinearProbe(), config(tmp_path, max_steps=12, eval_every=1, log_every=2, save_every=1),
+                         progress=False)
+    assert loop.run()["steps"] == 12
+
+
+class FailingSaveProbe(LinearProbe):
+    """A probe whose save dies half-way: the weights are written, the manifest's folder does not exist."""
+
+    def save(self, folder: Path) -> None:
+        torch.save({"weight": torch.full((1, 4), 7.0)}, folder / "weights.pt")
+        (folder / "missing" / "manifest.json").write_text("{}", encoding="utf-8")
+
+
+def test_a_failed_best_write_keeps_the_previous_best(tmp_path: Path) -> None:
+    ObjectiveLoop(LinearProbe(), config(tmp_path, max_steps=10), progress=False).run()
+    best = tmp_path / "run" / "best" / "weights.pt"
+    before = best.read_bytes()
+    loop = ObjectiveLoop(FailingSaveProbe(evaluations=[2.0]), config(tmp_path, max_steps=10), progress=False)
+    assert loop.load_state()
+    with pytest.raises(FileNotFoundError):
+        loop.evaluate_and_keep_best()  # a new best whose write fails
+    assert best.read_bytes() == before
+    assert sorted(path.name for path in (tmp_path / "run").iterdir() if path.name.startswith("best")) == ["best"]
+
+
+def test_the_state_loads_with_weights_only_and_a_truncated_one_is_one_line(tmp_path: Path) -> None:
+    ObjectiveLoop(LinearProbe(), config(tmp_path, max_steps=5), progress=False).run()
+    path = tmp_path / "run" / "loop_state.pt"
+    assert torch.load(path, weights_only=True)["step"] == 5
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(InputError) as caught:
+        ObjectiveLoop(LinearProbe(), config(tmp_path), progress=False).run()
+    assert str(path) in str(caught.value) and "\n" not in str(caught.value)

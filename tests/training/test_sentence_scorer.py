@@ -74,6 +74,22 @@ def test_a_finished_run_resumes_to_the_same_checkpoint_and_another_recipe_is_ref
         run_recipe(Path("unused.yaml"), {}, progress=False, recipe=other)
 
 
+def test_its_state_files_load_with_weights_only_and_a_truncated_state_is_one_line(trained, bert_checkpoint,
+                                                                                   tiny_training_data, tmp_path):
+    import shutil
+
+    recipe, _ = trained
+    for name in ("state.pt", "embeddings-train.pt", "embeddings-dev.pt"):
+        assert torch.load(Path(recipe.output_dir) / name, weights_only=True)
+    moved = tmp_path / "moved"  # a run folder moved elsewhere resumes: output_dir is not part of the check
+    shutil.copytree(recipe.output_dir, moved)
+    state = moved / "state.pt"
+    state.write_bytes(state.read_bytes()[: state.stat().st_size // 2])
+    with pytest.raises(InputError) as caught:
+        run_recipe(Path("unused.yaml"), {}, progress=False, recipe=_recipe(bert_checkpoint, tiny_training_data, moved))
+    assert str(state) in str(caught.value) and "\n" not in str(caught.value)
+
+
 def test_a_base_with_a_term_gets_a_new_term_over_the_base_it_was_added_to(trained, bert_checkpoint,
                                                                           tiny_training_data, tmp_path):
     """The committed recipe names the default, which already has a term: the run must replace it, not stack one."""

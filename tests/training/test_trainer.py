@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import torch
 
@@ -61,14 +63,79 @@ def test_each_objective_trains_and_writes_a_loadable_checkpoint(objective, tiny_
 def test_an_interrupted_run_resumes_exactly(tiny_training_data, tiny_bert_dir, tmp_path):
     straight = Trainer(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "straight"), progress=False)
     straight.run()
+    after_straight = straight.state_dict()["rng"]
     Trainer(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "resumed", train={"max_steps": 2}),
             progress=False).run()
     resumed = Trainer(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "resumed"), progress=False)
     resumed.run()
+    after_resumed = resumed.state_dict()["rng"]
     for (name, expected), actual in zip(straight.model.state_dict().items(), resumed.model.state_dict().values()):
         assert torch.allclose(expected, actual, atol=1e-6), name
     assert torch.equal(straight.queue.vectors(), resumed.queue.vectors())
     assert straight.mined == resumed.mined
+    # the state is plain tensors and numbers (weights_only=True), and every generator continues where it would have
+    state = torch.load(tmp_path / "resumed" / "trainer_state.pt", weights_only=True)
+    assert state["step"] == 4
+    from training.resume import restore_random_states
+
+    draws = []
+    for states in (after_straight, after_resumed):
+        generator = random.Random()
+        restore_random_states(states, generator)
+        draws.append((generator.random(), torch.rand(2).tolist(), np.random.rand(2).tolist()))
+    assert draws[0] == draws[1]
+
+
+def test_a_changed_recipe_is_refused_on_resume_naming_the_keys(tiny_training_data, tiny_bert_dir, tmp_path):
+    output = tmp_path / "run"
+    Trainer(recipe(tiny_training_data, tiny_bert_dir, output, "contrastive", train={"max_steps": 2}),
+            progress=False).run()
+    written = (output / "recipe.json").read_text()
+    changed = recipe(tiny_training_data, tiny_bert_dir, output, "contrastive", train={"seed": 4},
+                     optimizer={"lr": 2e-3}, max_length=90)
+    with pytest.raises(InputError, match="trainer_state.pt was written by another recipe") as caught:
+        Trainer(changed, progress=False).run()
+    assert all(key in str(caught.value) for key in ("train.seed: 3 -> 4", "optimizer.lr", "max_length: 100 -> 90"))
+    assert (output / "recipe.json").read_text() == written, "a refused resume leaves recipe.json as it was"
+    # the steps and how often to log and evaluate may change; the log and recipe.json then follow the new values
+    allowed = recipe(tiny_training_data, tiny_bert_dir, output, "contrastive",
+                     train={"max_steps": 3, "eval_every": 1, "log_every": 3})
+    assert Trainer(allowed, progress=False).run()["steps"] == 3
+    assert json.loads((output / "recipe.json").read_text())["train"]["max_steps"] == 3
+
+
+def test_a_failed_best_write_keeps_the_previous_best(tiny_training_data, tiny_bert_dir, tmp_path):
+    output = tmp_path / "run"
+    trainer = Trainer(recipe(tiny_training_data, tiny_bert_dir, output, "contrastive",
+                             train={"max_steps": 2, "save_flavour": "delta"}), progress=False)
+    trainer.run()
+    before = {path.name: path.read_bytes() for path in (output / "best").rglob("*") if path.is_file()}
+    for parameter in trainer.model.backbone.parameters():  # nothing left for a delta: the write fails in the middle
+        parameter.requires_grad_(False)
+    with pytest.raises(InputError, match="no trainable backbone parameter"):
+        trainer.save_model(output / "best")
+    after = {path.name: path.read_bytes() for path in (output / "best").rglob("*") if path.is_file()}
+    assert after == before
+    assert sorted(path.name for path in output.iterdir() if path.name.startswith("best")) == ["best"]
+    assert len(CoherenceScorer(str(output / "best")).score(["A text. Two sentences."]).scores) == 1
+
+
+def test_a_truncated_state_file_is_one_line_on_the_command_line(tiny_training_data, tiny_bert_dir, tmp_path):
+    import yaml
+    from click.testing import CliRunner
+
+    from coherence_metric.cli import cli
+
+    config = recipe(tiny_training_data, tiny_bert_dir, tmp_path / "run", "contrastive", train={"max_steps": 2})
+    Trainer(config, progress=False).run()
+    state = tmp_path / "run" / "trainer_state.pt"
+    state.write_bytes(state.read_bytes()[: state.stat().st_size // 2])
+    path = tmp_path / "recipe.yaml"
+    path.write_text(yaml.safe_dump(config.to_dict()))
+    result = CliRunner().invoke(cli, ["train", "run", str(path), "--no-progress"])
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("coherence-metric: error:")]
+    assert len(errors) == 1 and str(state) in errors[0] and "Traceback" not in result.output
 
 
 def test_mining_keeps_the_candidates_the_model_scores_highest(tiny_training_data, tiny_bert_dir, tmp_path):

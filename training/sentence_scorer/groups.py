@@ -95,8 +95,13 @@ def embedded_groups(path: Path, key: str, documents: Sequence[Sequence[str]], sp
                     encoder: SentenceCohesion) -> EmbeddedGroups:
     """The groups' embeddings: read from ``path`` when it was written with the same ``key``, else computed and saved."""
     if path.is_file():
-        stored = torch.load(path, weights_only=False)
-        if stored.get("key") == key:
+        try:  # tensors, ints and lists only; an unreadable cache (a kill mid-copy, an older format) is recomputed
+            stored = torch.load(path, weights_only=True)
+        except Exception as error:
+            logger.warning("%s is unreadable (%s): computing the sentence embeddings again", path,
+                           type(error).__name__)
+            stored = {}
+        if isinstance(stored, dict) and stored.get("key") == key:
             logger.info("sentence embeddings: reusing %s", path)
             return EmbeddedGroups(stored["embeddings"], stored["documents"], stored["spans"])
     embeddings, rows = encoder.embed_documents(documents)

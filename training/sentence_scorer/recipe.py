@@ -21,7 +21,8 @@ from coherence_metric.sentence_scorer import SentenceLevelScorer, SentenceScorer
 
 from ..config import build_family_recipe, read_recipe_mapping
 from ..evaluation import dev_result
-from ..state_files import save_atomically, write_text_atomically
+from ..resume import check_same_recipe
+from ..state_files import read_state, recover_directory, replace_directory, save_atomically, write_text_atomically
 from .fit import choose_weight, folded, term_scores, train_epoch
 from .groups import EmbeddedGroups, cache_key, embedded_groups, load_items, sample_groups
 
@@ -31,6 +32,8 @@ STATE_FILE = "state.pt"
 LOG_FILE = "log.jsonl"
 CHECKPOINT_DIR = "checkpoint"
 BASE_DIR = "base"
+# A run folder may move; every other recipe key shapes the embedded groups, the epochs or the weight chosen.
+RESUMABLE_CHANGES = ("output_dir",)
 
 
 @dataclass
@@ -133,6 +136,7 @@ class SentenceScorerRun:
         self.recipe = recipe
         self.out = Path(recipe.output_dir)
         self.out.mkdir(parents=True, exist_ok=True)
+        recover_directory(self.out / CHECKPOINT_DIR)  # a kill while checkpoint/ was replaced left the old one aside
         self.base_folder = self._term_free(resolve_model(recipe.base_checkpoint, local_files_only=True).folder)
         self.base = CoherenceScorer(str(self.base_folder))
         self.encoder = SentenceCohesion.from_folder(resolve_backbone_folder(self.base.model.backbone_spec))
@@ -202,9 +206,8 @@ class SentenceScorerRun:
         state: Dict[str, Any] = {"epoch": 0, "best": None}
         state_path = self.out / STATE_FILE
         if state_path.is_file():
-            state = torch.load(state_path, weights_only=False)
-            if state.get("recipe") != asdict(recipe):
-                raise InputError(f"{state_path} was written by another recipe: use another output_dir or delete it")
+            state = read_state(state_path, keys=("recipe", "module", "optimizer", "epoch", "best"))
+            check_same_recipe(state_path, state["recipe"], asdict(recipe), RESUMABLE_CHANGES)
             module.load_state_dict(state["module"])
             optimizer.load_state_dict(state["optimizer"])
             logger.info("sentence scorer: resuming after epoch %d", state["epoch"])
@@ -232,8 +235,8 @@ class SentenceScorerRun:
                    "dev_base": alone.to_dict(), "dev_combined": results[weight].to_dict(),
                    "sentences": {split: int(g.embeddings.shape[0]) for split, g in groups.items()},
                    "groups": {split: len(g.spans) for split, g in groups.items()}}
-        target = add_sentence_scorer(self.base_folder, folded(best, weight), self.out / CHECKPOINT_DIR,
-                                     training={"recipe": asdict(recipe), **summary}, overwrite=True)
+        target = replace_directory(self.out / CHECKPOINT_DIR, lambda folder: add_sentence_scorer(
+            self.base_folder, folded(best, weight), folder, training={"recipe": asdict(recipe), **summary}))
         summary.update(checkpoint=str(target), seconds=round(time.time() - started, 1), output_dir=str(self.out))
         self.log({"result": summary})
         return summary
