@@ -33,6 +33,8 @@ _LAZY = {
     "ScoreResult": "results",
     "CompareResult": "results",
     "Signature": "signature",
+    "diagnose": "diagnostics",
+    "DiagnosticReport": "diagnostics",
 }
 
 __all__ = [
@@ -41,6 +43,7 @@ __all__ = [
     "CoherenceModel",
     "CoherenceScorer",
     "CompareResult",
+    "DiagnosticReport",
     "InputError",
     "ModelNotFoundError",
     "NetworkError",
@@ -49,6 +52,7 @@ __all__ = [
     "TruncationWarning",
     "__version__",
     "compare",
+    "diagnose",
     "get_scorer",
     "load_checkpoint",
     "save_checkpoint",
@@ -57,6 +61,7 @@ __all__ = [
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .checkpoint import load_checkpoint, save_checkpoint
+    from .diagnostics import DiagnosticReport, diagnose
     from .model import CoherenceModel
     from .results import CompareResult, ScoreResult
     from .scorer import CoherenceScorer, TruncationWarning, compare, get_scorer, score

@@ -2,20 +2,49 @@
 
 Metric-agnostic and numpy-only: it resamples input indices with replacement, so each resample keeps
 every pair together, and reports percentile intervals. The seed and resample count go into the
-signature; the same inputs, seed and count give the same interval on every machine.
+signature; the same inputs, seed and count give the same interval on every machine. A pair whose scores are
+within ``TIE_TOLERANCE`` is a tie, never a win, as in the result objects.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from numbers import Integral
 from typing import Sequence, Tuple
 
 import numpy as np
 
+from .errors import InputError
+from .results import TIE_TOLERANCE
+
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 12345
 CONFIDENCE = 0.95
+MAX_RESAMPLES = 1_000_000
+"""Past this the interval no longer changes in the digits anyone reports, and the two statistic arrays (16 bytes a
+resample) plus the draws grow with it: 10**10 asked numpy for 75 GiB and died with a MemoryError traceback."""
+MAX_SEED = 2**63 - 1
+"""Seeds are 0 .. 2**63 - 1: numpy's generators refuse negative ones (a traceback before this check), and the cap
+keeps the seed in the signature a signed 64-bit integer wherever it is parsed."""
 _CHUNK = 50
+
+
+def _is_integer(value: object) -> bool:
+    """An int or numpy integer, not a bool (True would silently mean one resample)."""
+    return isinstance(value, Integral) and not isinstance(value, bool)
+
+
+def check_bootstrap_settings(resamples: int, seed: int) -> None:
+    """Refuse a resample count or seed the bootstrap cannot use, before any scoring or allocation.
+
+    Raises:
+        InputError: (a ValueError) naming the setting, its allowed range and the value given.
+    """
+    if not _is_integer(resamples) or not 1 <= resamples <= MAX_RESAMPLES:
+        raise InputError(
+            f"bootstrap_resamples must be a positive integer of at most {MAX_RESAMPLES}, got {resamples!r}")
+    if not _is_integer(seed) or not 0 <= seed <= MAX_SEED:
+        raise InputError(f"seed must be an integer from 0 to {MAX_SEED}, got {seed!r}")
 
 
 @dataclass(frozen=True)
@@ -36,24 +65,24 @@ def paired_bootstrap(
     seed: int = DEFAULT_SEED,
     confidence: float = CONFIDENCE,
 ) -> PairedBootstrap:
-    """Percentile bootstrap intervals for the win rate of A (strict, ties are not wins) and mean(A - B).
+    """Percentile bootstrap intervals for the win rate of A (ties, within TIE_TOLERANCE, are not wins) and
+    mean(A - B).
 
     Args:
         scores_a: system A's score on each input.
         scores_b: system B's score on the same inputs, in the same order.
-        resamples: number of bootstrap resamples.
-        seed: seed of numpy's PCG64 generator.
+        resamples: number of bootstrap resamples, 1 to MAX_RESAMPLES.
+        seed: seed of numpy's PCG64 generator, 0 to MAX_SEED.
         confidence: interval coverage, 0.95 for a 95% interval.
     """
     a = np.asarray(scores_a, dtype=np.float64)
     b = np.asarray(scores_b, dtype=np.float64)
     if a.shape != b.shape or a.ndim != 1 or a.size == 0:
         raise ValueError("paired bootstrap needs two non-empty score lists of equal length")
-    if resamples < 1:
-        raise ValueError("resamples must be at least 1")
+    check_bootstrap_settings(resamples, seed)
     rng = np.random.Generator(np.random.PCG64(seed))
-    won = (a > b).astype(np.float64)
     delta = a - b
+    won = (delta > TIE_TOLERANCE).astype(np.float64)
     wins = np.empty(resamples)
     differences = np.empty(resamples)
     # Resamples are drawn in fixed-size chunks so memory stays bounded for large test sets.

@@ -8,7 +8,8 @@ Three flavours share one folder layout (see architecture.md):
   in bf16) + ``head.safetensors`` over a named backbone; small enough to ship inside the package.
 
 ``tokenizer/`` is saved whenever a tokenizer is given. ``coherence_config.json`` records the sha256 of
-every file, checked on load, so a truncated download or an edited weight file is refused, never scored.
+every file, checked on load, so a truncated download or an edited weight file is refused, never scored; a file
+where the loaders read that the config does not list, or a path leading out of the folder, is refused too.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from .checkpoint_config import (
     hash_folder_files,
     make_files_readable,
     read_checkpoint_config,
+    unverified_backbone,
     verify_checkpoint_files,
 )
 from .errors import CheckpointError, InputError
@@ -149,6 +151,7 @@ def save_checkpoint(
         raise InputError(f"unknown checkpoint flavour {flavour!r}: choose one of {', '.join(FLAVOURS)}")
     if flavour == "full" and tokenizer is None:
         raise InputError("flavour='full' needs the tokenizer: a full checkpoint must be self-contained")
+    _check_backbone_hash(model, flavour)
     target = Path(folder)
     _empty_target(target, overwrite)
     target.mkdir(parents=True, exist_ok=True)
@@ -172,6 +175,15 @@ def save_checkpoint(
     config.write(target)
     logger.info("saved %s checkpoint to %s", flavour, target)
     return target
+
+
+def _check_backbone_hash(model: CoherenceModel, flavour: str) -> None:
+    """Refuse to write a checkpoint that loading would refuse: one reading a backbone with no recorded sha256."""
+    uses_backbone = flavour != "full" or model.sentence_scorer is not None or model.cohesion_weight is not None
+    if uses_backbone and model.backbone_spec.weights_sha256 is None:
+        raise InputError(f"flavour={flavour!r} with this model reads the pretrained backbone "
+                         f"{model.backbone_spec.name_or_path}, whose weights_sha256 is unknown (backbone_spec."
+                         "weights_sha256 is None): build the model from a local folder holding model.safetensors")
 
 
 def _empty_target(target: Path, overwrite: bool) -> None:
@@ -216,6 +228,9 @@ def add_sentence_scorer(
     verify_checkpoint_files(source, config)
     if config.sentence_scorer is not None:
         raise InputError(f"{source} already has a sentence-level term")
+    if config.backbone.weights_sha256 is None:
+        raise InputError(f"{source} records no backbone.weights_sha256: a sentence-level term over it could not "
+                         "verify the backbone that embeds its sentences")
     if scorer.shape.embedding_dim != config.hidden_size:
         raise InputError(f"the sentence scorer reads {scorer.shape.embedding_dim}-wide embeddings, but {source}'s "
                          f"backbone gives {config.hidden_size}")
@@ -237,7 +252,9 @@ def remove_sentence_scorer(source: PathLike, target: PathLike, overwrite: bool =
 
     The head file is rewritten without the term's tensors (safetensors writes the same tensors to the same bytes)
     and the config returns to the base's format and training record, so the result has the fingerprint recorded
-    in ``source``'s ``training.base_checkpoint``. This is how the default's term is retrained from the default.
+    in ``source``'s ``training.base_checkpoint`` (in the current fingerprint scheme, or for a checkpoint written
+    before scheme 2, such as the default, in the file-list-only scheme 1 it was recorded in). This is how the
+    default's term is retrained from the default.
 
     Raises:
         InputError: ``source`` has no sentence-level term, or ``target`` is not empty (without ``overwrite``).
@@ -259,7 +276,7 @@ def remove_sentence_scorer(source: PathLike, target: PathLike, overwrite: bool =
     config.format_version = COHESION_FORMAT_VERSION if COHESION_KEY in tensors else 1
     config.sentence_scorer = None
     config.write(out)
-    if expected is not None and config.fingerprint() != expected:
+    if expected is not None and expected not in (config.fingerprint(), config.files_fingerprint()):
         raise CheckpointError(f"{origin} without its term has fingerprint {config.fingerprint()}, not the recorded "
                               f"base {expected}: the head file was not written by add_sentence_scorer")
     logger.info("wrote %s: %s without its sentence-level term (%s)", out, origin, config.fingerprint())
@@ -384,23 +401,27 @@ def load_checkpoint(folder: PathLike, verify: bool = True) -> LoadedCheckpoint:
 
     Args:
         folder: a folder holding ``coherence_config.json`` (local, packaged, or a Hub snapshot).
-        verify: check every recorded sha256 (on by default; turning it off only saves a hash pass).
+        verify: check every recorded sha256 (on by default; turning it off only saves a hash pass: unlisted files
+            and paths leading out of the folder are refused either way).
 
     Raises:
-        CheckpointError: missing, corrupt or newer-format checkpoint, or a backbone that cannot be found.
+        CheckpointError: missing, corrupt, unlisted or escaping files, a newer-format checkpoint, or a backbone that
+            cannot be found.
     """
     source = Path(folder)
     if not source.is_dir():
         raise CheckpointError(f"no checkpoint folder at {source}")
     config = read_checkpoint_config(source)
-    if verify:
-        verify_checkpoint_files(source, config)
+    verify_checkpoint_files(source, config, hashes=verify)
 
     with quiet_transformers():
         backbone, tokenizer = _build_backbone(config, source)
 
     head_tensors = _read_tensors(source / HEAD_FILE)
     head, cohesion_weight = _load_head(source / HEAD_FILE, head_tensors, config.hidden_size)
+    problem = unverified_backbone(config, has_cohesion=cohesion_weight is not None)
+    if problem:
+        raise CheckpointError(f"{source / CONFIG_NAME} is corrupt: {problem}")
     sentence_scorer = _load_sentence_scorer(source / HEAD_FILE, config, head_tensors)
     model = CoherenceModel(
         backbone,

@@ -8,9 +8,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
-from typing import Any, Dict, Optional
+import re
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any, Dict, List, Optional, Tuple
 
 from .errors import CheckpointError
 
@@ -31,6 +32,16 @@ BACKBONE_DIR = "backbone"
 ADAPTER_DIR = "adapter"
 DELTA_FILE = "backbone_delta.safetensors"
 TOKENIZER_DIR = "tokenizer"
+LOADED_PATHS = (HEAD_FILE, DELTA_FILE, BACKBONE_DIR, ADAPTER_DIR, TOKENIZER_DIR)
+"""Where the loaders open files. Every file there must be listed in ``files`` (so verified): an unlisted
+``tokenizer/special_tokens_map.json`` alone changes the tokens, hence the scores."""
+FINGERPRINT_SCHEME = 2
+"""What ``CheckpointConfig.fingerprint`` hashes. Scheme 1 hashed the file list alone, so editing ``pooling`` or
+``max_length`` kept the fingerprint; scheme 2 adds every config field that can change a score."""
+SCORING_FIELDS = ("flavour", "backbone", "pooling", "max_length", "hidden_size", "sentence_scorer", "files")
+"""The config fields a loader reads to build the model. ``training``, ``library_versions`` and ``format_version``
+are a record no loader reads, so they stay out of the fingerprint."""
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 _HASH_CHUNK = 1 << 20
 
 
@@ -77,7 +88,16 @@ class CheckpointConfig:
     sentence_scorer: Optional[Dict[str, int]] = None
 
     def fingerprint(self) -> str:
-        """A short hash of every recorded file hash: two checkpoints share it only if their bytes match."""
+        """A short hash of the files' sha256 and of every config field that can change a score (``SCORING_FIELDS``,
+        as canonical JSON): two checkpoints share it only if they give the same scores from the same bytes."""
+        data = self.to_dict()
+        scoring = {"fingerprint_scheme": FINGERPRINT_SCHEME, **{key: data.get(key) for key in SCORING_FIELDS}}
+        canonical = json.dumps(scoring, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]
+
+    def files_fingerprint(self) -> str:
+        """The fingerprint of scheme 1 (the file list alone): ``training.base_checkpoint`` of checkpoints written
+        before scheme 2, the default's included, records its base in it."""
         joined = "\n".join(f"{name}:{digest}" for name, digest in sorted(self.files.items()))
         return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:12]
 
@@ -99,20 +119,75 @@ class CheckpointConfig:
 def read_checkpoint_config(folder: Path) -> CheckpointConfig:
     """Read and validate ``coherence_config.json`` from a checkpoint folder.
 
+    Every field is checked for its type here, so a malformed config is a one-line error naming the field, never a
+    traceback later in the loaders.
+
     Raises:
-        CheckpointError: the file is missing, not JSON, of a newer format, or lacks a required key.
+        CheckpointError: the file is missing, not JSON, of a newer format, lacks a required key, holds a value of
+            the wrong type, lists a path outside the folder, or leaves unverified a backbone it builds on.
     """
     path = Path(folder) / CONFIG_NAME
     if not path.is_file():
         raise CheckpointError(f"{folder} is not a coherence-metric checkpoint: it has no {CONFIG_NAME}")
+    data = _read_json_object(path)
+    config = CheckpointConfig(
+        flavour=_choice(data, "flavour", FLAVOURS, path),
+        backbone=_backbone_spec(_required(data, "backbone", path), path),
+        pooling=_choice(data, "pooling", POOLINGS, path),
+        max_length=_positive_int(data, "max_length", path),
+        hidden_size=_positive_int(data, "hidden_size", path),
+        files=_file_hashes(_required(data, "files", path), path),
+        training=_json_object(data, "training", path),
+        library_versions=_json_object(data, "library_versions", path),
+        format_version=_format_version(data, Path(folder), path),
+        sentence_scorer=_json_object(data, "sentence_scorer", path) if data.get("sentence_scorer") is not None
+        else None,
+    )
+    problem = unverified_backbone(config)
+    if problem:
+        raise CheckpointError(f"{path} is corrupt: {problem}")
+    return config
+
+
+def unverified_backbone(config: CheckpointConfig, has_cohesion: bool = False) -> Optional[str]:
+    """Why the config reads a pretrained backbone it cannot verify, or None.
+
+    Adapter and delta checkpoints apply their weights over the named backbone, and the sentence-level terms
+    (``sentence_scorer``, the head file's cohesion weight) embed sentences with it; without
+    ``backbone.weights_sha256`` any weights found at that name would be used, so the same fingerprint could
+    give other scores.
+    """
+    if config.backbone.weights_sha256 is not None:
+        return None
+    if config.flavour != "full":
+        reader = f"a {config.flavour} checkpoint applies its weights over that backbone"
+    elif config.sentence_scorer is not None or has_cohesion:
+        reader = "its sentence-level term embeds sentences with that backbone"
+    else:
+        return None
+    return f"backbone.weights_sha256 is null, but {reader}: record the sha256 of its model.safetensors"
+
+
+def _shown(value: Any) -> str:
+    """A config value for an error message: its repr, cut so the message stays one short line."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _read_json_object(path: Path) -> Dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise CheckpointError(f"{path} is corrupt: not valid JSON ({error})") from None
     if not isinstance(data, dict):
         raise CheckpointError(f"{path} is corrupt: expected a JSON object")
+    return data
+
+
+def _format_version(data: Dict[str, Any], folder: Path, path: Path) -> int:
+    """The config's format version; a newer one than this code reads asks for an upgrade."""
     version = data.get("format_version")
-    if not isinstance(version, int):
+    if not isinstance(version, int) or isinstance(version, bool):
         raise CheckpointError(f"{path} is corrupt: no integer format_version")
     if version > FORMAT_VERSION:
         from .version import __version__
@@ -121,46 +196,179 @@ def read_checkpoint_config(folder: Path) -> CheckpointConfig:
             f"{folder} has checkpoint format {version}, but coherence-metric {__version__} reads up to "
             f"format {FORMAT_VERSION}: upgrade with `pip install -U coherence-metric`"
         )
-    try:
-        config = CheckpointConfig(
-            flavour=data["flavour"],
-            backbone=BackboneSpec(**data["backbone"]),
-            pooling=data["pooling"],
-            max_length=int(data["max_length"]),
-            hidden_size=int(data["hidden_size"]),
-            files=dict(data.get("files", {})),
-            training=dict(data.get("training", {})),
-            library_versions=dict(data.get("library_versions", {})),
-            format_version=version,
-            sentence_scorer=data.get("sentence_scorer"),
-        )
-    except (KeyError, TypeError, ValueError) as error:
-        raise CheckpointError(f"{path} is corrupt: missing or malformed key {error}") from None
-    if config.flavour not in FLAVOURS:
-        raise CheckpointError(f"{path} is corrupt: flavour {config.flavour!r} is not one of {', '.join(FLAVOURS)}")
-    if config.pooling not in POOLINGS:
-        raise CheckpointError(f"{path} is corrupt: pooling {config.pooling!r} is not one of {', '.join(POOLINGS)}")
-    if not config.files:
+    return version
+
+
+def _required(data: Dict[str, Any], key: str, path: Path) -> Any:
+    if key not in data:
+        raise CheckpointError(f"{path} is corrupt: missing key {key!r}")
+    return data[key]
+
+
+def _choice(data: Dict[str, Any], key: str, choices: Tuple[str, ...], path: Path) -> str:
+    value = _required(data, key, path)
+    if value not in choices:
+        raise CheckpointError(f"{path} is corrupt: {key} {_shown(value)} is not one of {', '.join(choices)}")
+    return str(value)
+
+
+def _positive_int(data: Dict[str, Any], key: str, path: Path) -> int:
+    """An integer above 0; JSON's ``true``, ``256.5`` and ``"256"`` are refused rather than converted."""
+    value = _required(data, key, path)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise CheckpointError(f"{path} is corrupt: {key} must be a positive integer, got {_shown(value)}")
+    return value
+
+
+def _json_object(data: Dict[str, Any], key: str, path: Path) -> Dict[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise CheckpointError(f"{path} is corrupt: {key} must be a JSON object, got {_shown(value)}")
+    return dict(value)
+
+
+def _is_sha256(value: Any) -> bool:
+    return isinstance(value, str) and _SHA256.fullmatch(value) is not None
+
+
+def _optional_string(value: Dict[str, Any], key: str, path: Path) -> Optional[str]:
+    item = value.get(key)
+    if item is not None and not isinstance(item, str):
+        raise CheckpointError(f"{path} is corrupt: backbone.{key} must be a string or null, got {_shown(item)}")
+    return item
+
+
+def _backbone_spec(value: Any, path: Path) -> BackboneSpec:
+    """The ``backbone`` section, each field checked for its type."""
+    if not isinstance(value, dict):
+        raise CheckpointError(f"{path} is corrupt: backbone must be a JSON object, got {_shown(value)}")
+    unknown = sorted(set(value) - {spec_field.name for spec_field in fields(BackboneSpec)})
+    if unknown:
+        raise CheckpointError(f"{path} is corrupt: backbone has unknown keys {', '.join(map(repr, unknown))}")
+    name = value.get("name_or_path")
+    if not isinstance(name, str) or not name.strip():
+        raise CheckpointError(f"{path} is corrupt: backbone.name_or_path must be a non-empty string, "
+                              f"got {_shown(name)}")
+    digest = value.get("weights_sha256")
+    if digest is not None and not _is_sha256(digest):
+        raise CheckpointError(f"{path} is corrupt: backbone.weights_sha256 must be a sha256 (64 lowercase hex "
+                              f"digits) or null, got {_shown(digest)}")
+    return BackboneSpec(name_or_path=name, revision=_optional_string(value, "revision", path),
+                        model_type=_optional_string(value, "model_type", path) or "", weights_sha256=digest)
+
+
+def _is_relative_inside(name: str) -> bool:
+    """True for a POSIX path that stays inside the folder it is joined to: relative, no ``..``, ``.`` or empty
+    parts, no backslash, drive or control character (``../../etc/passwd`` and ``/etc/passwd`` are refused)."""
+    return (
+        bool(name)
+        and not any(character == "\\" or ord(character) < 32 for character in name)
+        and not PurePosixPath(name).is_absolute()
+        and not PureWindowsPath(name).drive
+        and all(part not in ("", ".", "..") for part in name.split("/"))
+    )
+
+
+def _file_hashes(value: Any, path: Path) -> Dict[str, str]:
+    """The ``files`` section: relative paths inside the folder, each with a lowercase hex sha256."""
+    if not isinstance(value, dict):
+        raise CheckpointError(f"{path} is corrupt: files must be a JSON object of path: sha256, got {_shown(value)}")
+    if not value:
         raise CheckpointError(f"{path} is corrupt: it records no file hashes")
-    if config.sentence_scorer is not None and not isinstance(config.sentence_scorer, dict):
-        raise CheckpointError(f"{path} is corrupt: sentence_scorer must be a JSON object")
-    return config
+    for name, digest in value.items():
+        if not _is_relative_inside(name):
+            raise CheckpointError(f"{path} is corrupt: files lists {_shown(name)}, which is not a relative path "
+                                  "inside the checkpoint")
+        if not _is_sha256(digest):
+            raise CheckpointError(f"{path} is corrupt: files[{name!r}] must be a sha256 (64 lowercase hex digits), "
+                                  f"got {_shown(digest)}")
+    return dict(value)
 
 
-def verify_checkpoint_files(folder: Path, config: CheckpointConfig) -> None:
-    """Check that every file the config records exists and has the recorded sha256.
+def verify_checkpoint_files(folder: Path, config: CheckpointConfig, hashes: bool = True) -> None:
+    """Check that the loaders will read only listed, verified bytes from inside ``folder``.
+
+    In this order, so nothing outside the folder is read: (1) the config, every listed path and everything under
+    ``LOADED_PATHS`` resolves inside the folder (a Hub cache snapshot's links into its repo's ``blobs/`` too);
+    (2) every file under ``LOADED_PATHS`` is listed in ``files``, and so are the head and the flavour's backbone
+    files; (3) unless ``hashes`` is False, every listed file exists and has its recorded sha256.
 
     Raises:
-        CheckpointError: naming the first missing or altered file.
+        CheckpointError: naming the first file that escapes the folder, is unlisted, missing or altered.
     """
+    root = Path(folder)
+    roots = _allowed_roots(root)
+    for name in [CONFIG_NAME, *sorted(config.files)]:
+        _check_inside(root, name, roots)
+    present = _loaded_files(root, roots)
+    unlisted = [name for name in present if name not in config.files]
+    if unlisted:
+        raise CheckpointError(f"checkpoint {root} is refused: {unlisted[0]} is not listed in its {CONFIG_NAME}'s "
+                              "files, so its bytes cannot be verified (re-save the checkpoint)")
+    _check_flavour_files(root, config)
+    if hashes:
+        _check_hashes(root, config)
+
+
+def _allowed_roots(folder: Path) -> Tuple[Path, ...]:
+    """Where a checkpoint's files may really be: inside its folder and, for a Hugging Face cache snapshot
+    (``models--org--name/snapshots/<commit>/``, whose entries link to ``../../blobs/<hash>``), its repo's blobs."""
+    real = folder.resolve()
+    repo = real.parent.parent
+    if real.parent.name == "snapshots" and repo.name.startswith("models--") and (repo / "blobs").is_dir():
+        return real, (repo / "blobs").resolve()
+    return (real,)
+
+
+def _check_inside(root: Path, name: str, roots: Tuple[Path, ...]) -> None:
+    """Refuse ``name`` when it is not a plain relative path or a symlink on its way leads out of ``roots``."""
+    if not _is_relative_inside(name):
+        raise CheckpointError(f"checkpoint {root} is refused: {name!r} is not a relative path inside the checkpoint")
+    try:
+        real = (root / name).resolve()
+    except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
+        raise CheckpointError(f"checkpoint {root} is refused: {name} is a symlink loop") from None
+    if not any(real == allowed or real.is_relative_to(allowed) for allowed in roots):
+        raise CheckpointError(f"checkpoint {root} is refused: {name} links outside the checkpoint (to {real})")
+
+
+def _loaded_files(root: Path, roots: Tuple[Path, ...]) -> List[str]:
+    """Every non-folder entry under ``LOADED_PATHS``, each checked to resolve inside ``roots`` before a folder
+    is listed (folder links are followed once each, so a link loop ends)."""
+    found: List[str] = []
+    seen: set = set()
+    pending = [name for name in LOADED_PATHS if (root / name).is_symlink() or (root / name).exists()]
+    while pending:
+        name = pending.pop()
+        _check_inside(root, name, roots)
+        path = root / name
+        if not path.is_dir():
+            found.append(name)
+        elif path.resolve() not in seen:
+            seen.add(path.resolve())
+            pending.extend(f"{name}/{child.name}" for child in path.iterdir())
+    return sorted(found)
+
+
+def _check_flavour_files(root: Path, config: CheckpointConfig) -> None:
+    """The head and the flavour's backbone files must be listed: a config that lists none of them would
+    otherwise load whatever sits there unchecked (or fail later, less clearly)."""
+    needed = {"full": BACKBONE_DIR + "/", "adapter": ADAPTER_DIR + "/", "delta": DELTA_FILE}[config.flavour]
+    for required in (HEAD_FILE, needed):
+        if not any(name == required or (required.endswith("/") and name.startswith(required))
+                   for name in config.files):
+            raise CheckpointError(f"checkpoint {root} is incomplete: its {CONFIG_NAME} lists no {required}")
+
+
+def _check_hashes(root: Path, config: CheckpointConfig) -> None:
     for relative, expected in sorted(config.files.items()):
-        path = Path(folder) / relative
+        path = root / relative
         if not path.is_file():
-            raise CheckpointError(f"checkpoint {folder} is incomplete: {relative} is missing")
+            raise CheckpointError(f"checkpoint {root} is incomplete: {relative} is missing")
         actual = sha256_of_file(path)
         if actual != expected:
             raise CheckpointError(
-                f"checkpoint {folder} is corrupt: sha256 of {relative} is {actual[:12]}..., "
+                f"checkpoint {root} is corrupt: sha256 of {relative} is {actual[:12]}..., "
                 f"expected {expected[:12]}... (re-download or re-save it)"
             )
 

@@ -3,6 +3,10 @@
 Formats: ``doc`` (the whole file is one text), ``lines`` (one text per line), ``paragraphs`` (texts
 separated by blank lines) and ``jsonl`` (one JSON object per line; the text is in ``field``, as a string
 or a list of sentences).
+
+Lines end at ``\n`` (``\r\n`` is read as ``\n``) and nowhere else: ``str.splitlines()`` also breaks at form
+feeds, vertical tabs, U+0085, U+2028 and U+2029, which rejected valid JSONL (U+2028 may stand unescaped in a JSON
+string) and could shift one of two paired files by a line without a word.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from pathlib import Path
 from typing import List, Union
 
 from .errors import InputError
+from .texts import INVISIBLE, has_visible_characters
 
 INPUT_FORMATS = ("doc", "lines", "paragraphs", "jsonl")
 STDIN = "-"
@@ -55,7 +60,7 @@ def _decode(data: bytes, name: str) -> str:
 
 def _jsonl_texts(content: str, name: str, field: str) -> List[InputText]:
     texts: List[InputText] = []
-    for number, line in enumerate(content.splitlines(), start=1):
+    for number, line in enumerate(content.split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -72,8 +77,17 @@ def _jsonl_texts(content: str, name: str, field: str) -> List[InputText]:
             raise InputError(f"{name} line {number}: field {field!r} must be a string or a list of strings")
         if not (value.strip() if isinstance(value, str) else any(item.strip() for item in value)):
             raise InputError(f"{name} line {number}: field {field!r} is empty")
+        if not has_visible_characters(value if isinstance(value, str) else " ".join(value)):
+            raise InputError(f"{name} line {number}: field {field!r} has {INVISIBLE}")
         texts.append(InputText(f"{name}:{number}", value))
     return texts
+
+
+def _visible(text: InputText, where: str) -> InputText:
+    """The text, or an error naming ``where`` it came from when nothing in it can be scored."""
+    if not has_visible_characters(text.text if isinstance(text.text, str) else " ".join(text.text)):
+        raise InputError(f"{where} has {INVISIBLE}")
+    return text
 
 
 def read_texts(path: str, input_format: str = "doc", field: str = "text") -> List[InputText]:
@@ -86,22 +100,23 @@ def read_texts(path: str, input_format: str = "doc", field: str = "text") -> Lis
     if input_format not in INPUT_FORMATS:
         raise InputError(f"unknown input format {input_format!r}: choose one of {', '.join(INPUT_FORMATS)}")
     name = "<stdin>" if path == STDIN else path
-    content = _decode(_read_bytes(path), name)
+    content = _decode(_read_bytes(path), name).replace("\r\n", "\n")
     if not content.strip():
         raise InputError(f"{name} is empty: there is no text to score")
     if input_format == "doc":
-        return [InputText(name, content.strip())]
+        return [_visible(InputText(name, content.strip()), name)]
     if input_format == "jsonl":
         return _jsonl_texts(content, name, field)
     if input_format == "paragraphs":
         pieces = [piece.strip() for piece in _PARAGRAPH_BREAK.split(content.strip())]
-        return [InputText(f"{name}:paragraph{number}", piece) for number, piece in enumerate(pieces, start=1)]
-    lines = content.splitlines()
+        return [_visible(InputText(f"{name}:paragraph{number}", piece), f"{name} paragraph {number}")
+                for number, piece in enumerate(pieces, start=1)]
+    lines = content.split("\n")
     while lines and not lines[-1].strip():
         lines.pop()
     texts: List[InputText] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             raise InputError(f"{name} line {number} is empty: with --input-format lines every line is one text")
-        texts.append(InputText(f"{name}:{number}", line.strip()))
+        texts.append(_visible(InputText(f"{name}:{number}", line.strip()), f"{name} line {number}"))
     return texts

@@ -8,11 +8,19 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from .signature import Signature
 
+TIE_TOLERANCE = 1e-5
+"""Scores this close (``|a - b| <= TIE_TOLERANCE``) are a tie: winner, per-pair winners, win rate, bootstrap.
+
+The same text scores differently by float noise (about 1e-8 to 1e-6 in fp32) depending on which texts share its
+batch, so a strict ``>`` let noise pick a winner of a text against itself. 1e-5 is the bound README promises for
+batch invariance."""
+
 
 def _winner(score_a: float, score_b: float) -> str:
-    if score_a > score_b:
+    """``"a"``, ``"b"``, or ``"tie"`` when the scores are within TIE_TOLERANCE."""
+    if score_a - score_b > TIE_TOLERANCE:
         return "a"
-    if score_b > score_a:
+    if score_b - score_a > TIE_TOLERANCE:
         return "b"
     return "tie"
 
@@ -63,7 +71,7 @@ class CompareResult:
     For two single texts, ``winner`` and ``difference`` say which is more coherent and by how much.
     For two equal-length lists (two systems' outputs on the same inputs) there are per-pair results, the
     share of inputs where A wins, and paired-bootstrap 95% intervals for that share and for the mean
-    difference. Ties (equal scores) are counted apart and are wins for neither side.
+    difference. Ties (scores within ``TIE_TOLERANCE``, 1e-5) are counted apart and are wins for neither side.
     """
 
     scores_a: List[float]
@@ -96,27 +104,27 @@ class CompareResult:
 
     @property
     def winner(self) -> str:
-        """``"a"``, ``"b"`` or ``"tie"`` by the (mean) scores."""
+        """``"a"``, ``"b"`` or ``"tie"`` by the (mean) scores; a tie when they are within TIE_TOLERANCE."""
         return _winner(self.score_a, self.score_b)
 
     @property
     def wins_a(self) -> int:
-        """Inputs where A scores strictly higher."""
+        """Inputs where A scores higher by more than TIE_TOLERANCE."""
         return self.pair_winners.count("a")
 
     @property
     def wins_b(self) -> int:
-        """Inputs where B scores strictly higher."""
+        """Inputs where B scores higher by more than TIE_TOLERANCE."""
         return self.pair_winners.count("b")
 
     @property
     def ties(self) -> int:
-        """Inputs where both score exactly the same."""
+        """Inputs where the two scores are within TIE_TOLERANCE."""
         return self.pair_winners.count("tie")
 
     @property
     def win_rate(self) -> float:
-        """Share of inputs where A scores strictly higher than B."""
+        """Share of inputs where A wins (scores higher than B by more than TIE_TOLERANCE)."""
         return self.wins_a / len(self.pair_winners)
 
     def to_dict(self) -> Dict[str, Any]:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import threading
 import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 
-from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, paired_bootstrap
+from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, check_bootstrap_settings, paired_bootstrap
 from .checkpoint import load_checkpoint
 from .cohesion import SentenceCohesion
 from .errors import InputError
@@ -152,15 +153,20 @@ class CoherenceScorer:
         self.model_label = label
         self._fingerprint = fingerprint
         self._cohesion = cohesion
+        # Threads scoring with one scorer must share one encoder, not each load their own copy.
+        self._cohesion_lock = threading.Lock()
 
     @property
     def cohesion(self) -> SentenceCohesion:
-        """The sentence encoder of the model's sentence-level terms: its pretrained backbone, loaded on first use."""
+        """The sentence encoder of the model's sentence-level terms: its pretrained backbone, loaded on first use,
+        once however many threads ask at the same time."""
         if self._cohesion is None:
-            from .backbones import resolve_backbone_folder
+            with self._cohesion_lock:
+                if self._cohesion is None:
+                    from .backbones import resolve_backbone_folder
 
-            self._cohesion = SentenceCohesion.from_folder(resolve_backbone_folder(self.model.backbone_spec),
-                                                          device=self.device)
+                    self._cohesion = SentenceCohesion.from_folder(resolve_backbone_folder(self.model.backbone_spec),
+                                                                  device=self.device)
         return self._cohesion
 
     def _add_sentence_terms(self, documents: List[Document], scores: List[float]) -> List[float]:
@@ -190,7 +196,8 @@ class CoherenceScorer:
     def _check_max_length(self, max_length: Optional[int]) -> int:
         limit = max_length if max_length is not None else self.model.max_length
         if not isinstance(limit, int) or limit <= self.tokenizer.num_special_tokens_to_add() + 1:
-            raise InputError(f"max_length must be an integer above the special-token count, got {max_length!r}")
+            source = "" if max_length is not None else " (the checkpoint's max_length)"  # name the value at fault
+            raise InputError(f"max_length must be an integer above the special-token count, got {limit!r}{source}")
         positions = getattr(self.model.backbone.config, "max_position_embeddings", None)
         if self.model.backbone_spec.model_type != "xlnet" and positions and limit > positions:
             raise InputError(f"max_length {limit} exceeds the backbone's {positions} positions")
@@ -265,16 +272,17 @@ class CoherenceScorer:
         Args:
             a: a string, or a list of texts (each a string or a list of sentences) for system A.
             b: the same shape as ``a``.
-            bootstrap_resamples: resamples of the paired bootstrap (paired comparisons only).
-            seed: the bootstrap's seed; it goes into the signature.
+            bootstrap_resamples: resamples of the paired bootstrap (paired comparisons only), 1 to 1,000,000.
+            seed: the bootstrap's seed, 0 to 2**63 - 1; it goes into the signature.
+
+        Scores within ``TIE_TOLERANCE`` (1e-5) of each other are a tie, per pair and for the winner.
         """
         if isinstance(a, str) != isinstance(b, str):
             raise InputError("compare needs two texts or two lists of texts, not one of each")
         paired = not isinstance(a, str)
         if paired and not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))):
             raise InputError(f"compare takes strings or lists of texts, got {type(a).__name__} and {type(b).__name__}")
-        if not isinstance(bootstrap_resamples, int) or bootstrap_resamples < 1:
-            raise InputError(f"bootstrap_resamples must be a positive integer, got {bootstrap_resamples!r}")
+        check_bootstrap_settings(bootstrap_resamples, seed)
         side_a: List[Any] = list(a) if paired else [a]
         side_b: List[Any] = list(b) if paired else [b]
         if len(side_a) != len(side_b):
@@ -310,8 +318,18 @@ class CoherenceScorer:
         )
         return [list(ids) for ids in encoded["input_ids"]]
 
+    def _refuse_special_only(self, joined: List[str], ids: List[List[int]]) -> None:
+        """Refuse a text of which the tokenizer kept nothing (combining marks an uncased tokenizer strips, say):
+        the model would score the bare special tokens, the same number for every such text. [UNK] is content."""
+        special = set(self.tokenizer.all_special_ids) - {self.tokenizer.unk_token_id}
+        for position, sequence in enumerate(ids):
+            if all(token in special for token in sequence):
+                raise InputError(f"text {position} tokenises to special tokens only ({ascii(joined[position][:40])}): "
+                                 "there is nothing to score")
+
     def _encode(self, documents: List[Any], joined: List[str]) -> _Encoded:
         ids = self._tokenize(joined)
+        self._refuse_special_only(joined, ids)
         too_long = [index for index, sequence in enumerate(ids) if len(sequence) > self.max_length]
         if too_long and self.truncation == "error":
             first = too_long[0]
@@ -340,7 +358,10 @@ class CoherenceScorer:
                 owners.append(index)
                 continue
             sentences = sentences_of(documents[index])
-            lengths = [len(piece) for piece in self.tokenizer(sentences, add_special_tokens=False)["input_ids"]]
+            # verbose=False: a sentence over the tokenizer's model_max_length is cut below and counted in
+            # n_truncated; transformers' own "(3001 > 512) ... indexing errors" line would only alarm.
+            pieces = self.tokenizer(sentences, add_special_tokens=False, verbose=False)["input_ids"]
+            lengths = [len(piece) for piece in pieces]
             for start, end in sentence_windows(lengths, budget):
                 window_texts.append(" ".join(sentences[start:end]))
                 window_owners.append(index)
@@ -394,20 +415,51 @@ class CoherenceScorer:
 
 _CACHE_SIZE = 4
 _cached: Dict[Tuple[Any, ...], CoherenceScorer] = {}
+_cache_lock = threading.Lock()  # guards _cached and _build_locks; never held while a model loads
+_build_locks: Dict[Tuple[Any, ...], threading.Lock] = {}  # one per setting being built
+
+
+def _cache_lookup(key: Tuple[Any, ...]) -> Optional[CoherenceScorer]:
+    """The cached scorer for ``key``, marked as the most recently used, or None."""
+    with _cache_lock:
+        scorer = _cached.pop(key, None)
+        if scorer is not None:
+            _cached[key] = scorer
+        return scorer
+
+
+def _cache_store(key: Tuple[Any, ...], scorer: CoherenceScorer) -> None:
+    """Keep ``scorer`` as the most recently used, dropping the oldest beyond _CACHE_SIZE."""
+    with _cache_lock:
+        _cached.pop(key, None)
+        _cached[key] = scorer
+        while len(_cached) > _CACHE_SIZE:
+            _cached.pop(next(iter(_cached)))
 
 
 def get_scorer(model: str = DEFAULT_MODEL, **settings: Any) -> CoherenceScorer:
     """A scorer for these settings, built once and reused (bert_score rebuilt its model on every call).
 
-    Keeps the last few distinct settings; the oldest is dropped first.
+    Keeps the last few distinct settings; the oldest is dropped first. Thread-safe: threads asking for the same
+    settings on a cold cache wait for one build (four threads used to load four models); other settings build
+    at the same time.
     """
     key = (model, tuple(sorted(settings.items())))
-    scorer = _cached.pop(key, None)
-    if scorer is None:
-        scorer = CoherenceScorer(model, **settings)
-    _cached[key] = scorer
-    while len(_cached) > _CACHE_SIZE:
-        _cached.pop(next(iter(_cached)))
+    scorer = _cache_lookup(key)
+    if scorer is not None:
+        return scorer
+    with _cache_lock:
+        build_lock = _build_locks.setdefault(key, threading.Lock())
+    with build_lock:
+        try:
+            scorer = _cache_lookup(key)  # built by the thread this one waited for
+            if scorer is None:
+                scorer = CoherenceScorer(model, **settings)
+                _cache_store(key, scorer)
+        finally:
+            with _cache_lock:
+                if _build_locks.get(key) is build_lock:
+                    del _build_locks[key]
     return scorer
 
 

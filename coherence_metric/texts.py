@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from typing import List, Sequence, Union
 
 from .errors import InputError
@@ -9,11 +10,23 @@ from .errors import InputError
 Document = Union[str, Sequence[str]]
 """One text: a string, or its sentences in order (joined with one space, as in the paper)."""
 
+INVISIBLE = "no visible characters (only whitespace, control, format or zero-width characters): nothing to score"
+"""The end of the message refusing such a text; ``str.strip()`` keeps NULs and zero-width spaces, and the
+tokenizer then drops them, so without this check the model scored the empty sequence (-4.8 with the default)."""
+
+
+def has_visible_characters(text: str) -> bool:
+    """Whether ``text`` has a letter, mark, digit, punctuation or symbol: anything outside Unicode's
+    control/format/unassigned (C*) and separator (Z*) categories, which tokenizers drop or read as spaces."""
+    return any(unicodedata.category(character)[0] not in "CZ" for character in text)
+
 
 def _as_text(document: object, position: int) -> str:
     if isinstance(document, str):
         if not document.strip():
             raise InputError(f"text {position} is empty")
+        if not has_visible_characters(document):
+            raise InputError(f"text {position} has {INVISIBLE}")
         return document
     if isinstance(document, (list, tuple)):
         if not document:
@@ -21,6 +34,8 @@ def _as_text(document: object, position: int) -> str:
         for index, sentence in enumerate(document):
             if not isinstance(sentence, str):
                 raise InputError(f"text {position}, sentence {index} is {type(sentence).__name__}, expected str")
+            if sentence.strip() and not has_visible_characters(sentence):
+                raise InputError(f"text {position}, sentence {index} has {INVISIBLE}")
         joined = " ".join(sentence.strip() for sentence in document if sentence.strip())
         if not joined:
             raise InputError(f"text {position} has only empty sentences")

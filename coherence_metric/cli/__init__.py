@@ -1,7 +1,8 @@
 """The ``coherence-metric`` command line: one small module per command, errors as one line on stderr.
 
 A user mistake (missing file, empty text, bad model id, corrupt checkpoint, no network) prints one line
-naming it and exits with status 2; ``--debug`` shows the traceback instead.
+naming it and exits with status 2; ``--debug`` shows the traceback instead. So does a usage mistake (an unknown
+option or command, a missing argument, a bad choice or value): click's usage block and hint become one line.
 """
 
 from __future__ import annotations
@@ -18,12 +19,38 @@ from .lazy import LazyGroup
 ERROR_EXIT_CODE = 2
 
 
+class OneLineUsageError(click.UsageError):
+    """A click usage error shown as one line (click prints usage, hint and error on four), exit status 2."""
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"coherence-metric: error: {self.format_message()}", file=file, err=file is None)
+
+
+def _one_line(error: click.UsageError) -> click.UsageError:
+    """The same error, its message on one line with where to find help; help itself (no arguments) passes."""
+    if isinstance(error, (OneLineUsageError, click.exceptions.NoArgsIsHelpError)):
+        return error
+    message = " ".join(error.format_message().split()).rstrip(".")
+    path = error.ctx.command_path if error.ctx is not None else "coherence-metric"
+    return OneLineUsageError(f"{message} (see '{path} --help')", ctx=error.ctx)
+
+
 class MetricGroup(LazyGroup):
-    """The root group: turns CoherenceMetricError into a one-line message and exit status 2."""
+    """The root group: turns CoherenceMetricError and click's usage errors into one line and exit status 2."""
+
+    def make_context(self, info_name: Optional[str], args: List[str], parent: Optional[click.Context] = None,
+                     **extra: Any) -> click.Context:
+        """Parse the group's own options (``coherence-metric --bogus``): usage errors in one line."""
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as error:
+            raise _one_line(error) from None
 
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
+        except click.UsageError as error:  # an unknown command, or a subcommand's options and arguments
+            raise _one_line(error) from None
         except CoherenceMetricError as error:
             if ctx.obj and ctx.obj.get("debug"):
                 raise
@@ -55,7 +82,7 @@ def _show_warning(message: Any, category: Any, filename: str, lineno: int, file:
 
 def main(argv: Optional[List[str]] = None) -> None:
     """Console entry point: registers the commands, prints warnings as one line, runs click."""
-    from . import compare, download, models, score  # noqa: F401  (registers the commands)
+    from . import compare, diagnose, download, models, score  # noqa: F401  (registers the commands)
 
     warnings.showwarning = _show_warning
     cli.main(args=argv, prog_name="coherence-metric")

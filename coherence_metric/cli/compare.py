@@ -7,8 +7,9 @@ from typing import Any, Optional
 
 import click
 
-from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED
 from ..errors import InputError
+from ..results import TIE_TOLERANCE
 from . import cli
 from .options import build_scorer, input_options, model_options, read_all
 
@@ -18,7 +19,7 @@ def _render_single(result: Any, label_a: str, label_b: str) -> None:
     click.echo(f"A  {label_a:<{width}}  {result.score_a:10.4f}")
     click.echo(f"B  {label_b:<{width}}  {result.score_b:10.4f}")
     if result.winner == "tie":
-        click.echo("winner: tie (equal scores)")
+        click.echo(f"winner: tie (scores within {TIE_TOLERANCE:g})")
     else:
         winner = label_a if result.winner == "a" else label_b
         click.echo(f"winner: {result.winner.upper()} ({winner}), more coherent by {abs(result.difference):.4f}")
@@ -40,9 +41,10 @@ def _render_paired(result: Any, label_a: str, label_b: str) -> None:
 @click.argument("file_a")
 @click.argument("file_b")
 @input_options
-@click.option("--bootstrap", "bootstrap_resamples", type=click.IntRange(min=1), default=DEFAULT_RESAMPLES,
-              show_default=True, help="Paired-bootstrap resamples (paired comparisons).")
-@click.option("--seed", type=int, default=DEFAULT_SEED, show_default=True, help="Paired-bootstrap seed.")
+@click.option("--bootstrap", "bootstrap_resamples", type=click.IntRange(1, MAX_RESAMPLES), default=DEFAULT_RESAMPLES,
+              show_default=True, help=f"Paired-bootstrap resamples (paired comparisons), at most {MAX_RESAMPLES}.")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=DEFAULT_SEED, show_default=True,
+              help="Paired-bootstrap seed (0 to 2**63 - 1).")
 @model_options
 def compare_command(file_a: str, file_b: str, input_format: str, field: str, output_format: str,
                     bootstrap_resamples: int, seed: int, model: str, revision: Optional[str],

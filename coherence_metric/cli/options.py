@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import click
 
@@ -38,13 +38,23 @@ def model_options(function: Callable[..., Any]) -> Callable[..., Any]:
 
 def input_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """Add the input and output format options."""
+    return _input_options(function, OUTPUT_FORMATS)
+
+
+def input_options_for(output_formats: Sequence[str]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The input and output format options, for a command whose output comes in ``output_formats`` only
+    (``diagnose`` prints a report, which has no one-row-per-text TSV form)."""
+    return lambda function: _input_options(function, tuple(output_formats))
+
+
+def _input_options(function: Callable[..., Any], output_formats: Tuple[str, ...]) -> Callable[..., Any]:
     decorators = [
         click.option("--input-format", "-i", type=click.Choice(INPUT_FORMATS), default="doc", show_default=True,
                      help="doc: a file is one text; lines: one text per line; paragraphs: blank-line "
                           "separated; jsonl: one JSON object per line."),
         click.option("--field", default="text", show_default=True,
                      help="The jsonl field holding the text (a string or a list of sentences)."),
-        click.option("--format", "-f", "output_format", type=click.Choice(OUTPUT_FORMATS), default="text",
+        click.option("--format", "-f", "output_format", type=click.Choice(output_formats), default="text",
                      show_default=True, help="Output format."),
     ]
     for decorator in reversed(decorators):

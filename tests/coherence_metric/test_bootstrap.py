@@ -42,3 +42,19 @@ def test_interval_matches_the_normal_approximation_on_a_large_sample():
 def test_mismatched_lengths_are_rejected():
     with pytest.raises(ValueError):
         paired_bootstrap([1.0], [1.0, 2.0])
+
+
+def test_differences_within_the_tie_tolerance_are_ties_not_wins():
+    from coherence_metric.results import TIE_TOLERANCE
+
+    assert TIE_TOLERANCE == 1e-5
+    noise = paired_bootstrap([1.0, 2.0, 3.0], [1.0 + 5e-7, 2.0 - 5e-7, 3.0 - 9e-6], resamples=50, seed=1)
+    assert noise.win_rate_interval == (0.0, 0.0)
+    real = paired_bootstrap([1.0, 2.0], [1.0 - 2e-5, 2.0 - 2e-5], resamples=50, seed=1)
+    assert real.win_rate_interval == (1.0, 1.0)
+
+
+@pytest.mark.parametrize("kwargs", [{"seed": -1}, {"resamples": 10_000_000_000}, {"resamples": 0}])
+def test_bad_seeds_and_resample_counts_are_refused_before_any_allocation(kwargs):
+    with pytest.raises(ValueError):
+        paired_bootstrap([1.0, 2.0], [2.0, 1.0], **kwargs)

@@ -182,3 +182,63 @@ def test_example_script_ranks_systems(bert_checkpoint):
     rows = result.stdout.splitlines()
     assert sorted(row.split("\t")[0] for row in rows[:2]) == ["ordered", "shuffled"]
     assert all("(n=2)" in row for row in rows[:2]) and rows[2].startswith("signature: ")
+
+
+# ------------------------------------------------------------------ issue 27: comparisons, input reading, usage
+
+
+def test_a_file_compared_with_itself_is_a_tie_despite_batching_noise(runner, bert_checkpoint, tmp_path):
+    """Float noise (~1e-8 here, ~5e-7 with the default) from batch composition is no winner: both sides tie."""
+    path = tmp_path / "lines.txt"
+    path.write_text("The river rose slowly through the night. By morning the lower fields were under water.\n"
+                    "One. Two.\n" + "Rain fell on the town all day and the river rose over its banks. " * 2 + "\n"
+                    "A flood.\nThe road was closed before noon. Buses took the long way round.\n")
+    result = invoke(runner, ["compare", str(path), str(path), "-i", "lines", "--batch-size", "2",
+                             "--model", str(bert_checkpoint), "--bootstrap", "50"])
+    assert result.exit_code == 0, result.output
+    assert "A wins 0  B wins 0  ties 5" in result.stdout
+    assert "A win rate: 0.000  (95% CI 0.000 to 0.000)" in result.stdout
+    assert "winner: tie" in result.stdout
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["--seed", "-1"], ["--seed", "-1"]),
+    (["--bootstrap", "10000000000"], ["--bootstrap", "10000000000", "1000000"]),
+    (["--bootstrap", "0"], ["--bootstrap"]),
+])
+def test_bad_bootstrap_settings_fail_in_one_line(runner, bert_checkpoint, tmp_path, args, fragments):
+    path = tmp_path / "lines.txt"
+    path.write_text("One. Two.\nThree. Four.\n")
+    result = invoke(runner, ["compare", str(path), str(path), "-i", "lines", "--model", str(bert_checkpoint), *args])
+    assert_one_line_error(result, *fragments)
+
+
+def test_a_text_of_invisible_characters_is_refused_naming_it(runner, bert_checkpoint, tmp_path):
+    path = tmp_path / "nul.txt"
+    path.write_bytes(b"\x00\x00\x00")
+    assert_one_line_error(invoke(runner, ["score", str(path), "--model", str(bert_checkpoint)]),
+                          str(path), "no visible characters")
+    lines = tmp_path / "lines.txt"
+    lines.write_text("A real text.\n\u200b\u200b\x07\n", encoding="utf-8")
+    assert_one_line_error(invoke(runner, ["score", str(lines), "-i", "lines", "--model", str(bert_checkpoint)]),
+                          f"{lines} line 2", "no visible characters")
+
+
+@pytest.mark.parametrize("args, fragments", [
+    (["score", "--bogus", COHERENT], ["No such option", "--bogus", "score --help'"]),
+    (["score"], ["Missing argument", "FILES"]),
+    (["compare", COHERENT], ["Missing argument", "FILE_B"]),
+    (["score", COHERENT, "-i", "xml"], ["'xml' is not one of"]),
+    (["score", COHERENT, "--batch-size", "0"], ["--batch-size"]),
+    (["bogus"], ["No such command", "bogus"]),
+    (["--bogus", "score", COHERENT], ["No such option", "--bogus"]),
+])
+def test_usage_errors_print_one_line_and_exit_2(runner, args, fragments):
+    assert_one_line_error(invoke(runner, args), *fragments)
+
+
+def test_help_still_prints_the_full_help(runner):
+    for args in (["--help"], ["score", "--help"], ["compare", "-h"]):
+        result = invoke(runner, args)
+        assert result.exit_code == 0 and result.stdout.startswith("Usage: ") and "Options:" in result.stdout
+        assert result.stderr == ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from coherence_metric import CoherenceScorer
+from coherence_metric.checkpoint import remove_sentence_scorer
 from coherence_metric.checkpoint_config import read_checkpoint_config
 from coherence_metric.registry import PACKAGED_CHECKPOINTS_DIR, resolve_model
 
@@ -16,6 +17,7 @@ from ..conftest import EXAMPLES_DIR
 
 DEFAULT_DIR = PACKAGED_CHECKPOINTS_DIR / "default"
 PINNED_SCORES = {"coherent.txt": -6.64656, "shuffled.txt": -7.88253}
+DEFAULT_FINGERPRINT = "9a5eab21e7f1"  # fingerprint scheme 2 (files + config); scheme 1 gave 145d43c75880
 MAX_SHIPPED_BYTES = 25 * 1024 * 1024
 
 
@@ -38,6 +40,18 @@ def test_the_default_is_the_intrusion_checkpoint_plus_its_sentence_level_term() 
     assert config.format_version == 3 and config.sentence_scorer is not None
     assert config.training["base_checkpoint"] == "852da70c24a0"
     assert config.training["sentence_scorer"]["weight"] == 0.5
+
+
+def test_the_default_fingerprint_is_pinned() -> None:
+    """README's demo quotes it; it changes only with the default's files or a score-relevant config field."""
+    assert read_checkpoint_config(DEFAULT_DIR).fingerprint() == DEFAULT_FINGERPRINT
+
+
+def test_the_default_without_its_term_is_its_recorded_base(tmp_path) -> None:
+    """The default records its base in fingerprint scheme 1 (852da70c24a0), written before the config was hashed:
+    the sentence-scorer recipe restores that base from the default, so removing the term must still match it."""
+    restored = read_checkpoint_config(remove_sentence_scorer(DEFAULT_DIR, tmp_path / "base"))
+    assert restored.files_fingerprint() == "852da70c24a0" and restored.sentence_scorer is None
 
 
 def test_the_default_loads_without_the_network(monkeypatch: pytest.MonkeyPatch) -> None:

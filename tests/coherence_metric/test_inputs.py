@@ -65,3 +65,57 @@ def test_utf8_byte_order_mark_is_ignored(tmp_path):
     path = tmp_path / "bom.txt"
     path.write_bytes("\ufeffHello there.".encode("utf-8"))
     assert read_texts(str(path))[0].text == "Hello there."
+
+
+# ------------------------------------------------------- issue 27: split on \n only; invisible texts are refused
+
+
+@pytest.mark.parametrize("separator", ["\f", "\v", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
+def test_lines_split_on_newlines_only(tmp_path, separator):
+    """str.splitlines() also breaks on these, which silently misaligns the lines of two paired files."""
+    path = tmp_path / "in.txt"
+    path.write_text(f"First{separator}still first.\r\nSecond.\nThird.\n", encoding="utf-8", newline="")
+    texts = read_texts(str(path), "lines")
+    assert [t.label.split("/")[-1] for t in texts] == ["in.txt:1", "in.txt:2", "in.txt:3"]
+    assert texts[0].text == f"First{separator}still first."
+
+
+def test_jsonl_with_a_raw_line_separator_inside_a_string_is_one_record(tmp_path):
+    """U+2028 is valid unescaped inside a JSON string (json.dumps(ensure_ascii=False) writes it)."""
+    path = tmp_path / "out.jsonl"
+    path.write_text('{"text": "One.\u2028Two."}\r\n{"text": "Three.\x85Four."}\n', encoding="utf-8", newline="")
+    texts = read_texts(str(path), "jsonl")
+    assert [t.text for t in texts] == ["One.\u2028Two.", "Three.\x85Four."]
+    assert [t.label.split("/")[-1] for t in texts] == ["out.jsonl:1", "out.jsonl:2"]
+
+
+def test_crlf_blank_lines_separate_paragraphs_and_docs_read_as_with_lf(tmp_path):
+    path = tmp_path / "in.txt"
+    path.write_bytes(b"First text.\r\nStill first.\r\n\r\nSecond text.\r\n \r\nThird.\r\n")
+    assert [t.text for t in read_texts(str(path), "paragraphs")] == [
+        "First text.\nStill first.", "Second text.", "Third."]
+    lf = tmp_path / "lf.txt"
+    lf.write_bytes(path.read_bytes().replace(b"\r\n", b"\n"))
+    assert read_texts(str(path))[0].text == read_texts(str(lf))[0].text
+
+
+@pytest.mark.parametrize("content", ["\x00\x00\x00", "\u200b\u200b", "\x07\x1b\x7f\x08", "\ufeff\u200d \u2060\n"])
+def test_a_text_of_invisible_characters_is_refused(tmp_path, content):
+    path = tmp_path / "blank.txt"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(InputError, match=r"blank.txt has no visible characters"):
+        read_texts(str(path))
+
+
+def test_invisible_lines_paragraphs_and_fields_are_named(tmp_path):
+    path = tmp_path / "in.txt"
+    path.write_text("Fine.\n\u200b\x00\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"in.txt line 2 has no visible characters"):
+        read_texts(str(path), "lines")
+    with pytest.raises(InputError, match=r"in.txt paragraph 2 has no visible characters"):
+        path.write_text("Fine.\n\n\x00\x00\n", encoding="utf-8")
+        read_texts(str(path), "paragraphs")
+    jsonl = tmp_path / "out.jsonl"
+    jsonl.write_text('{"text": "ok"}\n{"text": ["\\u0000", "\\u200b"]}\n', encoding="utf-8")
+    with pytest.raises(InputError, match=r"out.jsonl line 2: field 'text' has no visible characters"):
+        read_texts(str(jsonl), "jsonl")

@@ -140,3 +140,37 @@ def test_cli_reads_a_hub_checkpoint_from_hf_home_offline(tmp_path, bert_checkpoi
     )
     assert result.returncode == 0, result.stderr
     assert '"signature": "coherence-metric:' in result.stdout and "model:acme/tiny-coherence@" in result.stdout
+
+
+def populate_hub_cache_with_blobs(hub_cache: Path, repo_id: str, folder: Path) -> Path:
+    """Lay out ``folder`` as the HF cache really does: files in ``blobs/``, the snapshot's entries relative links."""
+    from coherence_metric.checkpoint_config import sha256_of_file
+
+    repo_dir = hub_cache / ("models--" + repo_id.replace("/", "--"))
+    snapshot, blobs = repo_dir / "snapshots" / COMMIT, repo_dir / "blobs"
+    blobs.mkdir(parents=True)
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            blob = blobs / sha256_of_file(path)
+            shutil.copyfile(path, blob)
+            link = snapshot / path.relative_to(folder)
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(os.path.relpath(blob, link.parent))
+    (repo_dir / "refs").mkdir()
+    (repo_dir / "refs" / "main").write_text(COMMIT)
+    return snapshot
+
+
+def test_a_hub_snapshot_of_blob_links_loads(hub_cache, bert_checkpoint):
+    populate_hub_cache_with_blobs(hub_cache, "acme/linked-coherence", bert_checkpoint)
+    assert CoherenceScorer("acme/linked-coherence").fingerprint == CoherenceScorer(str(bert_checkpoint)).fingerprint
+
+
+def test_a_hub_snapshot_linking_outside_its_cache_is_refused(hub_cache, bert_checkpoint, tmp_path):
+    snapshot = populate_hub_cache_with_blobs(hub_cache, "acme/escaping-coherence", bert_checkpoint)
+    outside = tmp_path / "outside-tokenizer.json"
+    shutil.copyfile(snapshot / "tokenizer" / "tokenizer.json", outside)
+    (snapshot / "tokenizer" / "tokenizer.json").unlink()
+    (snapshot / "tokenizer" / "tokenizer.json").symlink_to(outside)
+    with pytest.raises(CheckpointError, match="tokenizer/tokenizer.json links outside the checkpoint"):
+        CoherenceScorer("acme/escaping-coherence")

@@ -138,3 +138,49 @@ def test_untrained_in_memory_model_can_be_scored(tiny_bert_dir):
     assert "model:untrained:tiny@" in str(result.signature)
     same_seed = coherence_metric.CoherenceModel.from_backbone(tiny_bert_dir, max_length=64, seed=0)
     assert CoherenceScorer.from_model(same_seed, tokenizer, "x").score([TEXT_A]).scores == result.scores
+
+
+# ------------------------------------------------------------ issue 27: ties, bootstrap settings, empty texts
+
+
+def test_scores_within_the_tie_tolerance_tie_everywhere():
+    from coherence_metric.results import TIE_TOLERANCE, CompareResult
+    from coherence_metric.signature import Signature
+
+    signature = Signature("m", "0" * 12, "mean", 8, "window", "fp32", 0, "0", "0", "0")
+    single = CompareResult([-4.8076], [-4.8076 + 5e-7], signature, paired=False)
+    assert single.winner == "tie"
+    paired = CompareResult([1.0, 2.0, 3.0], [1.0 + 5e-7, 2.0 - 0.9 * TIE_TOLERANCE, 3.0 - 3e-5], signature, paired=True)
+    assert paired.pair_winners == ["tie", "tie", "a"]
+    assert (paired.wins_a, paired.wins_b, paired.ties, paired.win_rate) == (1, 0, 2, 1 / 3)
+
+
+def test_a_system_compared_with_itself_ties_on_every_input(bert_checkpoint):
+    """Batch composition moves a score by float noise; with batches of 2 the two copies land in different ones."""
+    scorer = CoherenceScorer(str(bert_checkpoint), batch_size=2)
+    system = [TEXT_A, "One. Two.", "Rain fell on the town all day and the river rose over its banks. " * 2,
+              "A flood.", "The road was closed before noon. Buses took the long way round."]
+    result = scorer.compare(system, list(system), bootstrap_resamples=100, seed=1)
+    assert result.pair_winners == ["tie"] * 5 and result.winner == "tie"
+    assert result.win_rate == 0.0 and result.win_rate_interval == (0.0, 0.0)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"seed": -1}, "seed must be an integer from 0"),
+    ({"seed": 1.5}, "seed must be an integer from 0"),
+    ({"bootstrap_resamples": 10_000_000_000}, "bootstrap_resamples must be a positive integer of at most 1000000"),
+])
+def test_bad_bootstrap_settings_are_named(bert_checkpoint, kwargs, message):
+    with pytest.raises(InputError, match=message):
+        CoherenceScorer(str(bert_checkpoint)).compare([TEXT_A], [TEXT_B], **kwargs)
+
+
+def test_texts_that_tokenise_to_special_tokens_only_are_refused(bert_checkpoint):
+    scorer = CoherenceScorer(str(bert_checkpoint))
+    with pytest.raises(InputError, match="text 1 has no visible characters"):
+        scorer.score([TEXT_A, "\x00\u200b\x07"])
+    with pytest.raises(InputError, match="text 0, sentence 1 has no visible characters"):
+        scorer.score([["A sentence.", "\u200b"]])
+    # combining accents alone are visible, but this uncased tokenizer strips them: nothing is left to score
+    with pytest.raises(InputError, match=r"text 1 tokenises to special tokens only \('\\u0301\\u0301'\)"):
+        scorer.score([TEXT_A, "\u0301\u0301"])

@@ -98,3 +98,26 @@ def test_window_policy_uses_given_sentences(bert_checkpoint):
 def test_max_length_beyond_the_backbone_positions_is_refused(bert_checkpoint):
     with pytest.raises(InputError, match="exceeds the backbone's 128 positions"):
         CoherenceScorer(str(bert_checkpoint), max_length=512)
+
+
+def test_one_very_long_sentence_does_not_leak_the_tokenizers_length_warning(bert_checkpoint):
+    """transformers logs '(3001 > 512) ... indexing errors' for a sentence over the tokenizer's model_max_length;
+    the scorer windows or cuts such texts itself, and says so with its own TruncationWarning."""
+    import logging
+
+    from transformers.utils import logging as hf_logging
+
+    records: list = []
+    handler = logging.Handler()
+    handler.emit = records.append  # type: ignore[method-assign]
+    root = hf_logging.get_logger()
+    root.addHandler(handler)
+    try:
+        scorer = CoherenceScorer(str(bert_checkpoint))  # a fresh tokenizer: it warns once per instance
+        long_sentence = " ".join(["word"] * 3000) + "."
+        with pytest.warns(TruncationWarning, match="a single sentence longer than max_length"):
+            result = scorer.score([long_sentence, SHORT_TEXT])
+    finally:
+        root.removeHandler(handler)
+    assert result.n_truncated == 1
+    assert not [record for record in records if "indexing errors" in record.getMessage()]

@@ -1,0 +1,32 @@
+"""``coherence-metric diagnose FILE``: does the score lean on sentence count, word count, case or tokenisation?"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import click
+
+from ..errors import InputError
+from . import cli
+from .options import build_scorer, input_options_for, model_options, read_all
+
+
+@cli.command("diagnose")
+@click.argument("file")
+@input_options_for(("text", "json"))
+@model_options
+def diagnose_command(file: str, input_format: str, field: str, output_format: str, model: str,
+                     revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
+                     max_length: Optional[int], truncation: str, offline: bool) -> None:
+    """Mean score by sentence count, Spearman with length, and how much lower-casing or PTB-style
+    tokenising the texts in FILE moves their scores (a coherence score should barely move)."""
+    inputs = read_all([file], input_format, field)
+    if len(inputs) < 2:
+        name = "<stdin>" if file == "-" else file
+        raise InputError(f"{name} holds {len(inputs)} text as read with -i {input_format}: diagnose needs at "
+                         "least 2 (one text per line: -i lines; one per JSON line: -i jsonl)")
+    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline)
+    from ..diagnostics import diagnose, render_report
+
+    report = diagnose([item.text for item in inputs], scorer)
+    click.echo(report.to_json(indent=2) if output_format == "json" else render_report(report))
