@@ -7,6 +7,7 @@ baseline is built, so importing this module stays light.
 
 from __future__ import annotations
 
+import abc
 import hashlib
 from pathlib import Path
 from typing import Any, Optional, Sequence, Union
@@ -133,3 +134,75 @@ class AdjacentSentenceCosineBaseline:
             One score in [-1, 1] per document, in input order; 0.0 for a one-sentence document.
         """
         return self.cohesion.scores(check_documents(documents))
+
+
+class _CountBaseline(abc.ABC):
+    """Shared shape of the one-line baselines: a function of the document's text, scored document by document.
+
+    They are what any reader should compare a coherence metric with: a metric that only learned length or
+    repetition is not a coherence metric, and these show it at once. Each score depends on the document alone.
+    """
+
+    name = "count"
+
+    @abc.abstractmethod
+    def score_document(self, sentences: Sequence[str]) -> float:
+        """Return the score of one document (a list of sentences)."""
+
+    def score(self, documents: Sequence[Document]) -> list[float]:
+        """Score documents.
+
+        Args:
+            documents: each a list of sentence strings.
+
+        Returns:
+            One score per document, in input order.
+        """
+        return [float(self.score_document(document)) for document in check_documents(documents)]
+
+
+class WordCountBaseline(_CountBaseline):
+    """Length: the number of whitespace-separated words. Longer texts often get better human ratings."""
+
+    name = "word count"
+
+    def score_document(self, sentences: Sequence[str]) -> float:
+        """Return the document's number of words."""
+        return float(sum(len(sentence.split()) for sentence in sentences))
+
+
+class SentenceCountBaseline(_CountBaseline):
+    """The number of sentences (as given, or as the scorer's splitter cut the text)."""
+
+    name = "sentence count"
+
+    def score_document(self, sentences: Sequence[str]) -> float:
+        """Return the document's number of non-blank sentences."""
+        return float(sum(1 for sentence in sentences if sentence.strip()))
+
+
+def repeated_trigram_share(text: str) -> float:
+    """Return the share of word trigrams (lower-cased, split on whitespace) that repeat an earlier one; 0 if none.
+
+    The most common failure of 2019-2021 summarisers and story generators is saying the same thing twice, and
+    people rate such texts incoherent; this one line of code is the repetition baseline.
+    """
+    words = text.lower().split()
+    trigrams = list(zip(words, words[1:], words[2:]))
+    if not trigrams:
+        return 0.0
+    return (len(trigrams) - len(set(trigrams))) / len(trigrams)
+
+
+class RepeatedTrigramBaseline(_CountBaseline):
+    """Minus the share of repeated word trigrams over the whole text (sentences joined with a space)."""
+
+    name = "minus repeated trigrams"
+
+    def score_document(self, sentences: Sequence[str]) -> float:
+        """Return minus the document's repeated-trigram share (0 for a text that never repeats itself)."""
+        return -repeated_trigram_share(" ".join(sentences))
+
+
+#: The one-line baselines every report shows, in column order.
+TRIVIAL_BASELINES = (WordCountBaseline, SentenceCountBaseline, RepeatedTrigramBaseline)

@@ -22,6 +22,8 @@ from .suites.catalogue import ALL_SUITE_NAMES
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 DEFAULT_OUT_ROOT = Path("runs") / "benchmarks"
+#: Suites of human-rated texts (correlations and pairwise accuracy with people), run by ``_rated``.
+RATED_SUITES = ("summeval-correlation", "human-dev")
 
 
 @click.command("benchmark")
@@ -31,7 +33,7 @@ DEFAULT_OUT_ROOT = Path("runs") / "benchmarks"
               help=f"One of: {', '.join(ALL_SUITE_NAMES)}.")
 @click.option("--limit", type=int, default=None,
               help="Score a seeded subset of N pairs per test set (texts per set for speed; rows per split for "
-                   "discoeval).")
+                   "discoeval; articles for summeval-correlation; prompts/articles per set for human-dev).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for the .md, .json and .png reports [default: runs/benchmarks/<model label>].")
 @click.option("--seed", type=int, default=None,
@@ -45,6 +47,8 @@ DEFAULT_OUT_ROOT = Path("runs") / "benchmarks"
               help="Cache folder [default: $COHERENCE_METRIC_CACHE or ~/.cache/coherence_metric/benchmarks].")
 @click.option("--baselines/--no-baselines", default=True, show_default=True,
               help="Also score random, No FT (untrained head) and adjacent-sentence cosine.")
+@click.option("--bootstrap", "resamples", type=click.IntRange(0, 100_000), default=1000, show_default=True,
+              help="summeval-correlation and human-dev: bootstrap resamples of articles/prompts (0: no intervals).")
 @click.option("--encoder", default=None, help="DiscoEval only: the encoder spec (minilm, hf:PATH[:pool=mean] ...).")
 @click.option("--tasks", default=None, help="DiscoEval only: comma-separated tasks or groups (SP,BSO,PDTB-E ...).")
 @click.option("--progress/--no-progress", default=None,
@@ -53,8 +57,10 @@ DEFAULT_OUT_ROOT = Path("runs") / "benchmarks"
 def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Path], seed: Optional[int],
               batch_size: int,
               device: Optional[str], dtype: str, no_cache: bool, cache_dir: Optional[Path], baselines: bool,
-              encoder: Optional[str], tasks: Optional[str], progress: Optional[bool], verbose: bool) -> None:
-    """Benchmark a checkpoint: the paper's test sets, the linguistic probes, DiscoEval, or scoring speed."""
+              resamples: int, encoder: Optional[str], tasks: Optional[str], progress: Optional[bool],
+              verbose: bool) -> None:
+    """Benchmark a checkpoint: the paper's test sets, the linguistic probes, agreement with human ratings
+    (summeval-correlation, human-dev), DiscoEval, or scoring speed."""
     name = suite.strip().casefold()
     if name not in ALL_SUITE_NAMES:
         raise InputError(f"unknown suite {suite!r}: choose one of {', '.join(ALL_SUITE_NAMES)}")
@@ -66,6 +72,9 @@ def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Pa
     with _logging_to_stderr(verbose):
         if name == "discoeval":
             _discoeval(model, encoder, tasks, limit, out_dir, seed, not no_cache, cache_dir)
+        elif name in RATED_SUITES:
+            _rated(name, model, limit, out_dir, seed or 0, resamples, batch_size, device, dtype, not no_cache,
+                   cache_dir, baselines, show_progress)
         elif name == "speed":
             _speed(model, limit, out_dir, seed or 0, batch_size, device, dtype)
         else:
@@ -84,6 +93,24 @@ def _suite(suite: str, model: str, limit: Optional[int], out_dir: Optional[Path]
                        baselines=baselines, use_cache=use_cache, cache_dir=cache_dir, out_dir=folder,
                        progress=progress)
     click.echo(render_suite_markdown(result))
+    _echo_outputs(result)
+
+
+def _rated(suite: str, model: str, limit: Optional[int], out_dir: Optional[Path], seed: int, resamples: int,
+           batch_size: int, device: Optional[str], dtype: str, use_cache: bool, cache_dir: Optional[Path],
+           baselines: bool, progress: bool) -> None:
+    """Run a suite of human-rated texts (summeval-correlation or human-dev) and print its report."""
+    if suite == "human-dev":
+        from .human_dev import run_human_dev as run
+        from .reporting.human_dev_markdown import render_human_dev_markdown as render
+    else:
+        from .reporting.correlation_markdown import render_correlation_markdown as render
+        from .summeval_correlation import run_summeval_correlation as run
+    folder = out_dir or default_out_dir(model)
+    result = run(model, limit=limit, seed=seed, resamples=resamples, batch_size=batch_size, device=device,
+                 dtype=dtype, baselines=baselines, use_cache=use_cache, cache_dir=cache_dir, out_dir=folder,
+                 progress=progress)
+    click.echo(render(result))
     _echo_outputs(result)
 
 

@@ -54,6 +54,19 @@ def _summaries(path: Path, doc_id: str, article: Any) -> dict[str, tuple[str, fl
     return summaries
 
 
+def read_summeval_articles(path: Path) -> dict[str, Any]:
+    """Read ``SummEval_data.json``: a non-empty dict of articles keyed by document id (one-line errors)."""
+    try:
+        articles = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise InputError(f"cannot read SummEval data {path}: {error.strerror or error}") from error
+    except ValueError as error:
+        raise InputError(f"SummEval data {path} is not valid UTF-8 JSON: {error}") from error
+    if not isinstance(articles, dict) or not articles:
+        raise InputError(f"{path}: expected a dict of articles keyed by document id")
+    return articles
+
+
 def load_summeval(data_dir: Optional[Path] = None, seed: int = DEFAULT_SEED) -> TestSet:
     """Rebuild the SummEval coherence pairs: same article, different mean expert coherence.
 
@@ -66,15 +79,7 @@ def load_summeval(data_dir: Optional[Path] = None, seed: int = DEFAULT_SEED) -> 
         pairs, the ties and identical-text pairs excluded, and the number of single-sentence summaries.
     """
     path = Path(data_dir if data_dir is not None else shared_data_dir()) / DATA_FILE
-    try:
-        articles = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise InputError(f"cannot read SummEval data {path}: {error.strerror or error}") from error
-    except ValueError as error:
-        raise InputError(f"SummEval data {path} is not valid UTF-8 JSON: {error}") from error
-    if not isinstance(articles, dict) or not articles:
-        raise InputError(f"{path}: expected a dict of articles keyed by document id")
-
+    articles = read_summeval_articles(path)
     items: list[PairItem] = []
     candidates = ties = identical_texts = single_sentence = 0
     sentences_of: dict[str, list[str]] = {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from pathlib import Path
-from typing import Any, Callable, Mapping, Union
+from typing import Any, Callable, Mapping, Optional, Union
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 
@@ -28,7 +28,7 @@ def write_reports(
     out_dir: Union[str, Path],
     stem: str,
     render: Callable[[Mapping[str, Any]], str],
-    plot: Callable[[Mapping[str, Any], Path], Path],
+    plot: Optional[Callable[[Mapping[str, Any], Path], Path]] = None,
     chart: bool = True,
 ) -> dict[str, str]:
     """Write the Markdown, the chart (when asked and matplotlib is installed) and the JSON with their paths.
@@ -38,7 +38,7 @@ def write_reports(
         out_dir: the output folder (created if needed).
         stem: the file stem.
         render: result -> Markdown.
-        plot: (result, path) -> path of the PNG.
+        plot: (result, path) -> path of the PNG; None for a report without a chart.
         chart: draw the PNG (skipped while a run is still going, to keep partial reports cheap).
 
     Returns:
@@ -48,7 +48,7 @@ def write_reports(
     folder.mkdir(parents=True, exist_ok=True)
     outputs = {"markdown": str(folder / f"{stem}.md"), "json": str(folder / f"{stem}.json")}
     (folder / f"{stem}.md").write_text(render(result), encoding="utf-8")
-    if chart:
+    if chart and plot is not None:
         try:
             outputs["png"] = str(plot(result, folder / f"{stem}.png"))
         except ImportError:

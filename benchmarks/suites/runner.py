@@ -8,18 +8,17 @@ stopped. With ``out_dir`` the reports are rewritten after every test set (marked
 from __future__ import annotations
 
 import logging
-import platform
 import time
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
-from coherence_metric.version import __version__
-
 from ..cache import JsonCache
 from ..datasets import TestSet, sample_subset
 from ..datasets.base import DEFAULT_SEED
+from ..progress import progress_bar
 from ..published import published_for
 from ..reporting import write_suite_reports
+from ..run_facts import run_facts
 from .catalogue import load_benchmark_test_set, suite_test_sets
 from .scoring import ScoredTestSet, evaluate, score_test_set
 from .systems import BenchmarkSystem, build_systems, system_names
@@ -131,7 +130,7 @@ def run_benchmark(
         "test_sets": [],
         "partial": True,
     }
-    bar = _progress_bar(len(sources) * len(systems), progress)
+    bar = progress_bar(len(sources) * len(systems), progress)
     for source in sources:
         test_set = load(source)
         row = _test_set_row(test_set)
@@ -199,22 +198,5 @@ def _log_cell(test_set: TestSet, system: BenchmarkSystem, cell: dict[str, Any]) 
 
 
 def _finish(result: dict[str, Any], cache: JsonCache, started: float, partial: bool) -> None:
-    import torch
-    import transformers
-
     result["partial"] = partial
-    result["cache"] = {"dir": str(cache.root) if cache.enabled else None, "hits": cache.hits, "misses": cache.misses}
-    result["versions"] = {"coherence_metric": __version__, "transformers": transformers.__version__,
-                          "torch": torch.__version__, "python": platform.python_version()}
-    result["threads"] = torch.get_num_threads()
-    result["seconds"] = round(time.perf_counter() - started, 2)
-
-
-def _progress_bar(total: int, enabled: bool) -> Any:
-    if not enabled:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, desc="benchmark", unit="score")
+    result.update(run_facts(cache, started))

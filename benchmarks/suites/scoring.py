@@ -76,7 +76,13 @@ def unique_documents(test_set: TestSet) -> tuple[list[list[str]], list[int], lis
 def score_cache_key(system: BenchmarkSystem, test_set: TestSet, limit: Optional[int], seed: int,
                     documents: list[list[str]]) -> str:
     """Return the score cache key: system id, test set name, limit, seed and a hash of the documents scored."""
-    return digest({"system": system.system_id, "test_set": test_set.name, "limit": limit, "seed": seed,
+    return documents_cache_key(system, test_set.name, limit, seed, documents)
+
+
+def documents_cache_key(system: BenchmarkSystem, name: str, limit: Optional[int], seed: int,
+                        documents: list[list[str]]) -> str:
+    """Return the cache key of a system's scores of named documents (any change to them misses the cache)."""
+    return digest({"system": system.system_id, "test_set": name, "limit": limit, "seed": seed,
                    "documents": digest(documents, length=32)})
 
 
@@ -106,33 +112,88 @@ def score_test_set(
     if not documents:
         raise InputError(f"test set {test_set.name} has no items to score")
     key = score_cache_key(system, test_set, limit, seed, documents)
-    cached = cache.read(CACHE_KIND, test_set.name, key)
-    if cached is not None and len(cached.get("scores", [])) == len(documents):
-        return _aligned(cached["scores"], pos_index, neg_index, cached["n_truncated"], cached["seconds"], cached=True,
-                        n_windowed=cached.get("n_windowed"))
-    found = reuse() if reuse is not None else None
-    reused_from: Optional[str] = None
-    if found is not None:
-        reused_from, other = found
+
+    def reused() -> Optional[tuple[str, list[float], int, Optional[int]]]:
+        found = reuse() if reuse is not None else None
+        if found is None:
+            return None
+        name, other = found
         scores = [0.0] * len(documents)
         for positions, values in ((pos_index, other.pos), (neg_index, other.neg)):
             for position, value in zip(positions, values):
                 scores[position] = value
-        n_truncated, n_windowed, seconds = other.n_truncated, other.n_windowed, 0.0
+        return name, scores, other.n_truncated, other.n_windowed
+
+    scored = score_documents(system, test_set.name, documents, cache, key, limit=limit, seed=seed, reuse=reused)
+    return _aligned(scored.scores, pos_index, neg_index, scored.n_truncated, scored.seconds, cached=scored.cached,
+                    reused_from=scored.reused_from, n_windowed=scored.n_windowed)
+
+
+@dataclass
+class ScoredDocuments:
+    """One system's scores of a list of documents, in input order, and where they came from."""
+
+    scores: list[float]
+    n_truncated: int
+    n_windowed: Optional[int]
+    seconds: float
+    cached: bool = False
+    reused_from: Optional[str] = None
+
+
+def score_documents(
+    system: BenchmarkSystem,
+    name: str,
+    documents: list[list[str]],
+    cache: JsonCache,
+    key: Optional[str] = None,
+    limit: Optional[int] = None,
+    seed: int = 0,
+    reuse: Optional[Callable[[], Optional[tuple[str, list[float], int, Optional[int]]]]] = None,
+) -> ScoredDocuments:
+    """Score documents in one call (the scorer sorts and batches them), or read the scores from the cache.
+
+    Args:
+        system: the system to score with.
+        name: the collection's name (part of the cache file name and key).
+        documents: each a list of sentences.
+        cache: the score cache.
+        key: the cache key; None derives it from the system, name, limit, seed and documents.
+        limit: recorded with the entry.
+        seed: recorded with the entry.
+        reuse: called on a cache miss only; returns (name, scores, n_truncated, n_windowed) of an already scored
+            system with identical parameters, whose scores are then used instead of scoring again, or None.
+
+    Returns:
+        The scores in input order.
+    """
+    if not documents:
+        raise InputError(f"{name} has no documents to score")
+    if key is None:
+        key = documents_cache_key(system, name, limit, seed, documents)
+    cached = cache.read(CACHE_KIND, name, key)
+    if cached is not None and len(cached.get("scores", [])) == len(documents):
+        return ScoredDocuments([float(value) for value in cached["scores"]], int(cached["n_truncated"]),
+                               cached.get("n_windowed"), float(cached["seconds"]), cached=True)
+    found = reuse() if reuse is not None else None
+    reused_from: Optional[str] = None
+    if found is not None:
+        reused_from, scores, n_truncated, n_windowed = found
+        seconds = 0.0
     else:
         started = time.perf_counter()
         result = system.score(documents)
         seconds = time.perf_counter() - started
-        scores, n_truncated = [float(value) for value in result.scores], result.n_truncated
-        n_windowed = result.n_windowed
+        scores, n_truncated, n_windowed = [float(value) for value in result.scores], result.n_truncated, \
+            result.n_windowed
         if len(scores) != len(documents):
             raise InputError(f"{system.name} returned {len(scores)} scores for {len(documents)} documents")
-    cache.write(CACHE_KIND, test_set.name, key, {
-        "system_id": system.system_id, "test_set": test_set.name, "limit": limit, "seed": seed,
+    cache.write(CACHE_KIND, name, key, {
+        "system_id": system.system_id, "test_set": name, "limit": limit, "seed": seed,
         "scores": scores, "n_truncated": n_truncated, "n_windowed": n_windowed, "seconds": seconds,
     })
-    return _aligned(scores, pos_index, neg_index, n_truncated, seconds, reused_from=reused_from,
-                    n_windowed=n_windowed)
+    return ScoredDocuments(scores, int(n_truncated), None if n_windowed is None else int(n_windowed), seconds,
+                           reused_from=reused_from)
 
 
 def _aligned(scores: list[float], pos_index: list[int], neg_index: list[int], n_truncated: int, seconds: float,

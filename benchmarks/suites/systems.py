@@ -10,6 +10,8 @@ re-run is instant; a system loads its model only when it has to score something 
   checkpoint names (resolved offline, checked by sha256); a full checkpoint whose pretrained backbone cannot be
   found falls back to its own ``backbone/`` weights, and the report says so.
 - ``adjacent cosine``: mean cosine of adjacent all-MiniLM-L6-v2 sentence embeddings (unsupervised).
+- the trivial baselines: ``word count``, ``sentence count`` and ``minus repeated trigrams`` (one line of code
+  each); every number of a coherence metric is read against them.
 """
 
 from __future__ import annotations
@@ -158,6 +160,23 @@ def cosine_system(device: Optional[str] = None) -> BenchmarkSystem:
     )
 
 
+def trivial_systems() -> list[BenchmarkSystem]:
+    """Return the one-line baselines (word count, sentence count, minus the repeated-trigram share)."""
+    from ..baselines import TRIVIAL_BASELINES
+
+    systems = []
+    for baseline_class in TRIVIAL_BASELINES:
+        baseline = baseline_class()
+        systems.append(BenchmarkSystem(
+            name=baseline.name,
+            role=BASELINE_ROLE,
+            system_id=f"{baseline.name.replace(' ', '-')}|coherence-metric:{__version__}",
+            load=lambda baseline=baseline: lambda documents: SystemScores(baseline.score(documents)),
+            details={"note": "trivial baseline"},
+        ))
+    return systems
+
+
 @dataclass(frozen=True)
 class NoFtBackbone:
     """Where the No FT baseline's backbone comes from."""
@@ -284,7 +303,8 @@ def build_systems(
     device: Optional[str] = None,
     progress: bool = False,
 ) -> list[BenchmarkSystem]:
-    """Return the systems of one run: the model under test, then random, No FT and adjacent cosine.
+    """Return the systems of one run: the model under test, then random, No FT, adjacent cosine and the trivial
+    baselines.
 
     Args:
         scorer: the CoherenceScorer of the model under test.
@@ -304,6 +324,7 @@ def build_systems(
     if checkpoint_folder is not None:
         systems.append(no_ft_system(scorer, checkpoint_folder, seed, progress=progress))
     systems.append(cosine_system(device or str(scorer.device)))
+    systems.extend(trivial_systems())
     return systems
 
 

@@ -35,13 +35,15 @@ def reports(bert_checkpoint, tmp_path_factory):
 def test_each_run_is_a_column_and_the_baselines_appear_once(reports):
     combined = combine_runs([("full", read_run(reports["first"])), ("pairwise", read_run(reports["second"]))])
     assert [system["name"] for system in combined["systems"]] == [
-        "full", "pairwise", "random", "No FT", "adjacent cosine"]
+        "full", "pairwise", "random", "No FT", "adjacent cosine", "word count", "sentence count",
+        "minus repeated trigrams"]
     row = combined["test_sets"][0]
     model = read_run(reports["first"])["systems"][0]["name"]
     original = read_run(reports["first"])["test_sets"][0]["results"]
     assert row["results"]["full"] == original[model] and row["results"]["random"] == original["random"]
     markdown = render_combined_markdown(combined)
-    assert "| Test set | n | Metric | full | pairwise | random | No FT | adjacent cosine |" in markdown
+    assert ("| Test set | n | Metric | full | pairwise | random | No FT | adjacent cosine | word count "
+            "| sentence count | minus repeated trigrams |") in markdown
     assert markdown.count("| TOY-PAIRS | 2 | accuracy % |") == 1
     assert "- full: `coherence-metric:" in markdown
     assert "- Baselines are full's run.\n" in markdown

@@ -154,7 +154,8 @@ def test_a_run_scores_each_set_once_per_system_reports_ties_and_then_reads_the_c
     settings = dict(test_sets=_toy_sets(), seed=0, cache_dir=tmp_path / "cache", out_dir=tmp_path / "out")
     result = run_suite("toy", str(bert_checkpoint), **settings)
     names = [system["name"] for system in result["systems"]]
-    assert names[1:] == ["random", "No FT", "adjacent cosine"] and names[0].startswith("local:")
+    assert names[1:] == ["random", "No FT", "adjacent cosine", "word count", "sentence count",
+                         "minus repeated trigrams"] and names[0].startswith("local:")
     assert count_calls == {"scorer": 4, "cosine": 2}  # model and No FT: one call per set each
     pairs, lmvlm = result["test_sets"]
     for cell in pairs["results"].values():

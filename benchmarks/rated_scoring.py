@@ -1,0 +1,54 @@
+"""Score every text of a rated set with every system of a run, through the score cache.
+
+The correlation and human-dev suites share this step: the texts of a set are scored in one call per system
+(the scorer sorts and batches them), so a re-run with the same model and data reads the scores back.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Optional, Sequence
+
+from .cache import JsonCache
+from .datasets.ratings import RatedSet
+from .suites.scoring import ScoredDocuments, score_documents
+from .suites.systems import BenchmarkSystem, build_systems
+
+LOGGER = logging.getLogger("coherence_metric.benchmarks")
+
+
+def scorer_and_systems(model: str, seed: int, batch_size: int, device: Optional[str], dtype: Optional[str],
+                       baselines: bool, progress: bool) -> tuple[Any, list[BenchmarkSystem]]:
+    """Build the model's CoherenceScorer and the run's systems (the model, then the baselines when asked)."""
+    from coherence_metric.registry import resolve_model
+    from coherence_metric.scorer import CoherenceScorer
+
+    scorer = CoherenceScorer(model, device=device, dtype=dtype, batch_size=batch_size, progress=progress)
+    folder = resolve_model(model, local_files_only=True).folder if baselines else None
+    return scorer, build_systems(scorer, folder, seed, baselines=baselines, device=device, progress=progress)
+
+
+def score_rated_set(systems: Sequence[BenchmarkSystem], rated_set: RatedSet, cache: JsonCache, seed: int,
+                    limit: Optional[int] = None, bar: Any = None) -> dict[str, ScoredDocuments]:
+    """Return each system's scores of the set's texts, aligned with ``rated_set.texts``.
+
+    Args:
+        systems: the run's systems.
+        rated_set: the rated texts (already limited, if the run is).
+        cache: the score cache.
+        seed: the run's seed (part of the cache key).
+        limit: the run's limit (part of the cache key).
+        bar: an optional tqdm bar advanced once per system.
+    """
+    documents = [list(text.sentences) for text in rated_set.texts]
+    scored: dict[str, ScoredDocuments] = {}
+    for system in systems:
+        if bar is not None:
+            bar.set_postfix_str(f"{rated_set.name} / {system.name}")
+        scored[system.name] = score_documents(system, rated_set.name, documents, cache, limit=limit, seed=seed)
+        how = "cached" if scored[system.name].cached else f"{scored[system.name].seconds:.1f} s"
+        LOGGER.info("%s | %s scored [%s]", rated_set.name, system.name, how)
+        if bar is not None:
+            bar.update(1)
+    return scored
+
