@@ -65,7 +65,8 @@ class CoherenceScorer:
     """Scores how coherent texts are: higher is more coherent; scores are comparative and unbounded.
 
     Args:
-        model: ``"default"``, a packaged checkpoint name, a checkpoint folder, or a Hub repo id.
+        model: ``"default"`` (an alias; signatures name the checkpoint it stands for), a packaged checkpoint
+            name, a checkpoint folder, or a Hub repo id.
         device: ``cpu``, ``cuda``, ``cuda:N``, ``mps``; None picks a GPU when there is one.
         dtype: ``fp32`` (default), ``bf16`` (autocast; CPU or GPU) or ``fp16`` (GPU only).
         batch_size: most texts per forward pass.

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import List, Tuple
+import json
+from typing import Any, Dict, List, Tuple
 
 import click
 
-from ..checkpoint_config import CONFIG_NAME
-from ..registry import DEFAULT_MODEL, PACKAGED_CHECKPOINTS_DIR, packaged_checkpoints
+from ..checkpoint_config import CONFIG_NAME, read_checkpoint_config
+from ..errors import CheckpointError
+from ..registry import DEFAULT_MODEL, PACKAGED_CHECKPOINTS_DIR, packaged_aliases, packaged_checkpoints
 from . import cli
 
 
@@ -27,18 +29,50 @@ def _cached_hub_checkpoints() -> List[Tuple[str, str]]:
     return sorted(found)
 
 
-@cli.command("models")
-def models_command() -> None:
-    """List packaged checkpoints and coherence checkpoints in the Hugging Face cache."""
-    packaged = packaged_checkpoints()
-    click.echo(f"packaged ({PACKAGED_CHECKPOINTS_DIR}):")
-    if DEFAULT_MODEL not in packaged:
-        click.echo(f"  {DEFAULT_MODEL:<28} not shipped yet in this version")
-    for name in packaged:
-        click.echo(f"  {name}")
-    cached = _cached_hub_checkpoints()
-    click.echo("Hugging Face cache:")
-    for repo_id, commit in cached:
-        click.echo(f"  {repo_id:<28} @{commit}")
-    if not cached:
+def _fingerprint(name: str) -> str:
+    """The packaged checkpoint's fingerprint, read from its config alone (no torch, no weights hashed): the value
+    its signatures carry. A config that does not read is shown as such rather than ending the listing."""
+    try:
+        return read_checkpoint_config(PACKAGED_CHECKPOINTS_DIR / name).fingerprint()
+    except CheckpointError as error:
+        return f"unreadable config: {error}"
+
+
+def _listing() -> Dict[str, Any]:
+    """Everything ``models`` prints, as one JSON-ready mapping."""
+    return {
+        "packaged_dir": str(PACKAGED_CHECKPOINTS_DIR),
+        "packaged": [{"name": name, "fingerprint": _fingerprint(name)} for name in packaged_checkpoints()],
+        "aliases": packaged_aliases(),
+        "hub_cache": [{"repo_id": repo_id, "revision": commit} for repo_id, commit in _cached_hub_checkpoints()],
+    }
+
+
+def _echo_text(listing: Dict[str, Any]) -> None:
+    click.echo(f"packaged ({listing['packaged_dir']}):")
+    for entry in listing["packaged"]:
+        click.echo(f"  {entry['name']:<28} {entry['fingerprint']}")
+    if not listing["packaged"]:
         click.echo("  (none)")
+    click.echo("aliases:")
+    for alias, target in sorted(listing["aliases"].items()):
+        click.echo(f"  {alias} -> {target}")
+    if DEFAULT_MODEL not in listing["aliases"]:
+        click.echo(f"  {DEFAULT_MODEL}: not shipped yet in this version")
+    click.echo("Hugging Face cache:")
+    for entry in listing["hub_cache"]:
+        click.echo(f"  {entry['repo_id']:<28} @{entry['revision']}")
+    if not listing["hub_cache"]:
+        click.echo("  (none)")
+
+
+@cli.command("models")
+@click.option("--format", "-f", "output_format", type=click.Choice(["text", "json"]), default="text",
+              show_default=True, help="Output format.")
+def models_command(output_format: str) -> None:
+    """List packaged checkpoints (immutable names, fingerprints), their aliases, and cached Hub checkpoints."""
+    listing = _listing()
+    if output_format == "json":
+        click.echo(json.dumps(listing, indent=2))
+    else:
+        _echo_text(listing)

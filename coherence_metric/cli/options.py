@@ -15,7 +15,8 @@ def model_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """Add the options that build a CoherenceScorer."""
     decorators = [
         click.option("--model", "-m", default="default", show_default=True,
-                     help="'default', a packaged checkpoint, a checkpoint folder, or a Hub repo id."),
+                     help="'default' (an alias), a packaged checkpoint's name (coherence-metric models), "
+                          "a checkpoint folder, or a Hub repo id."),
         click.option("--revision", default=None, help="Hub revision (branch, tag or commit) for a repo id."),
         click.option("--device", default=None, help="cpu, cuda, cuda:N or mps [default: a GPU if there is one]."),
         click.option("--dtype", type=click.Choice(["fp32", "bf16", "fp16"]), default="fp32", show_default=True,

@@ -157,9 +157,40 @@ def test_download_verifies_a_local_checkpoint(runner, bert_checkpoint):
     assert result.exit_code == 0 and "sha256 verified" in result.stdout
 
 
-def test_models_lists_the_default_status(runner):
+def test_models_lists_immutable_names_with_fingerprints_and_the_default_alias(runner):
     result = invoke(runner, ["models"])
-    assert result.exit_code == 0 and "default" in result.stdout
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("packaged (") and lines[0].endswith("checkpoints):")
+    assert lines[1].split() == ["cm-minilm-2026.11", "9a5eab21e7f1"]
+    assert lines[2:5] == ["aliases:", "  default -> cm-minilm-2026.11", "Hugging Face cache:"]
+
+
+def test_models_as_json(runner):
+    data = json.loads(invoke(runner, ["models", "-f", "json"]).stdout)
+    assert {"name": "cm-minilm-2026.11", "fingerprint": "9a5eab21e7f1"} in data["packaged"]
+    assert data["aliases"] == {"default": "cm-minilm-2026.11"} and isinstance(data["hub_cache"], list)
+
+
+def test_models_says_when_no_default_ships(runner, monkeypatch, tmp_path):
+    from coherence_metric import registry
+
+    monkeypatch.setattr(registry, "PACKAGED_CHECKPOINTS_DIR", tmp_path)
+    result = invoke(runner, ["models"])
+    assert "  default: not shipped yet in this version" in result.stdout.splitlines()
+
+
+def test_a_broken_aliases_file_is_one_line(runner, monkeypatch, tmp_path):
+    import shutil
+
+    from coherence_metric import registry
+
+    copy = tmp_path / "checkpoints"
+    shutil.copytree(registry.PACKAGED_CHECKPOINTS_DIR, copy)
+    (copy / "aliases.json").write_text('{"aliases": {"default": "cm-nowhere"}}', encoding="utf-8")
+    monkeypatch.setattr(registry, "PACKAGED_CHECKPOINTS_DIR", copy)
+    for args in (["models"], ["score", COHERENT]):
+        assert_one_line_error(invoke(runner, args), str(copy / "aliases.json"), "'cm-nowhere'")
 
 
 def test_console_script_in_a_real_subprocess(bert_checkpoint):

@@ -11,11 +11,13 @@ import pytest
 from coherence_metric import CoherenceScorer
 from coherence_metric.checkpoint import remove_sentence_scorer
 from coherence_metric.checkpoint_config import read_checkpoint_config
-from coherence_metric.registry import PACKAGED_CHECKPOINTS_DIR, resolve_model
+from coherence_metric.registry import DEFAULT_MODEL, PACKAGED_CHECKPOINTS_DIR, read_alias_table, resolve_model
+from coherence_metric.version import __version__
 
 from ..conftest import EXAMPLES_DIR
 
-DEFAULT_DIR = PACKAGED_CHECKPOINTS_DIR / "default"
+DEFAULT_NAME = "cm-minilm-2026.11"  # the immutable name `default` stands for in 0.1.0 (MODELS.md)
+DEFAULT_DIR = PACKAGED_CHECKPOINTS_DIR / DEFAULT_NAME
 PINNED_SCORES = {"coherent.txt": -6.64656, "shuffled.txt": -7.88253}
 DEFAULT_FINGERPRINT = "9a5eab21e7f1"  # fingerprint scheme 2 (files + config); scheme 1 gave 145d43c75880
 MAX_SHIPPED_BYTES = 25 * 1024 * 1024
@@ -32,6 +34,26 @@ def test_the_default_ships_inside_the_package_as_a_small_delta() -> None:
     size = sum(path.stat().st_size for path in DEFAULT_DIR.rglob("*") if path.is_file())
     assert size <= MAX_SHIPPED_BYTES
     assert resolve_model("default").folder == DEFAULT_DIR
+
+
+def test_default_is_an_alias_of_the_immutable_name_and_signs_with_it() -> None:
+    """Both spellings load the same folder under the same label, so a signature never says `default`: numbers
+    signed today still name their checkpoint after the alias moves."""
+    by_alias, by_name = resolve_model("default"), resolve_model(DEFAULT_NAME)
+    assert by_alias == by_name
+    assert (by_alias.folder, by_alias.label, by_alias.source) == (DEFAULT_DIR, DEFAULT_NAME, "package")
+
+
+def test_moving_the_default_bumps_the_version() -> None:
+    """The release rule (README, "Checkpoints and offline use"): aliases.json's history records what `default`
+    pointed to in each package version. Pointing it elsewhere without a new version and a new history entry fails
+    here; the registry already refuses a history entry whose checkpoint no longer ships, so old names keep
+    loading."""
+    table = read_alias_table()
+    assert __version__ in table.history, f"aliases.json has no history entry for {__version__}"
+    assert table.history[__version__] == table.aliases[DEFAULT_MODEL]
+    for version, name in table.history.items():
+        assert resolve_model(name).folder == PACKAGED_CHECKPOINTS_DIR / name, version
 
 
 def test_the_default_is_the_intrusion_checkpoint_plus_its_sentence_level_term() -> None:
@@ -58,7 +80,8 @@ def test_the_default_loads_without_the_network(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     result = CoherenceScorer().score(["The rain stopped. We went out. The streets were wet. Puddles shone."])
     assert len(result.scores) == 1
-    assert "model:default@" in str(result.signature)
+    assert f"|model:{DEFAULT_NAME}@{DEFAULT_FINGERPRINT}|" in str(result.signature)
+    assert "default" not in str(result.signature)
 
 
 def test_the_coherent_example_beats_its_shuffled_version(default_scorer: CoherenceScorer) -> None:

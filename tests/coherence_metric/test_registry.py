@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from coherence_metric import CheckpointError, CoherenceScorer, ModelNotFoundError, NetworkError
-from coherence_metric.registry import resolve_model
+from coherence_metric.registry import ALIASES_NAME, PACKAGED_CHECKPOINTS_DIR, resolve_model
 
 from ..conftest import EXAMPLES_DIR
 
@@ -45,6 +45,47 @@ def test_an_install_without_the_default_says_so_in_one_line(monkeypatch, tmp_pat
     monkeypatch.setattr(registry, "PACKAGED_CHECKPOINTS_DIR", tmp_path)  # e.g. a slim build without checkpoints
     with pytest.raises(ModelNotFoundError, match="default checkpoint has not shipped yet"):
         CoherenceScorer()
+
+
+@pytest.fixture
+def packaged_copy(tmp_path, monkeypatch):
+    """A copy of the package's checkpoints folder, made the packaged one, for editing its aliases.json."""
+    from coherence_metric import registry
+
+    copy = tmp_path / "checkpoints"
+    shutil.copytree(PACKAGED_CHECKPOINTS_DIR, copy)
+    monkeypatch.setattr(registry, "PACKAGED_CHECKPOINTS_DIR", copy)
+    return copy
+
+
+@pytest.mark.parametrize("content, message", [
+    ('{"aliases": {"default": "cm-nowhere-2020.01"}}', "alias 'default' points to 'cm-nowhere-2020.01', which is "
+                                                        "not a packaged checkpoint (packaged: cm-minilm-2026.11)"),
+    ('{"aliases": {"default": "cm-minilm-2026.11"}, "history": {"0.0.9": "cm-gone-2025.01"}}',
+     "history entry '0.0.9' points to 'cm-gone-2025.01'"),
+    ('{"aliases": {"cm-minilm-2026.11": "cm-minilm-2026.11"}}', "is also a packaged checkpoint's name"),
+    ('{"aliases": {"default": 3}}', "'aliases' must map names to packaged checkpoint names"),
+    ('{"aliases": {}, "defaults": {}}', "must be a JSON object with the keys aliases, history only"),
+    ('{"aliases": ', "is not readable JSON"),
+])
+def test_a_broken_aliases_file_is_one_line_naming_it(packaged_copy, content, message):
+    (packaged_copy / ALIASES_NAME).write_text(content, encoding="utf-8")
+    with pytest.raises(CheckpointError) as caught:
+        resolve_model("default")
+    assert str(packaged_copy / ALIASES_NAME) in str(caught.value) and message in str(caught.value)
+    assert len(str(caught.value).splitlines()) == 1
+
+
+def test_an_alias_may_name_any_packaged_checkpoint(packaged_copy):
+    (packaged_copy / ALIASES_NAME).write_text('{"aliases": {"default": "cm-minilm-2026.11", '
+                                              '"stable": "cm-minilm-2026.11"}}', encoding="utf-8")
+    resolved = resolve_model("stable")
+    assert (resolved.folder, resolved.label) == (packaged_copy / "cm-minilm-2026.11", "cm-minilm-2026.11")
+
+
+def test_unknown_models_list_the_packaged_names_and_aliases():
+    with pytest.raises(ModelNotFoundError, match=r"\(cm-minilm-2026.11; aliases: default -> cm-minilm-2026.11\)"):
+        resolve_model("justaname")
 
 
 @pytest.mark.parametrize(
