@@ -21,6 +21,7 @@ FAMILIES: Dict[str, str] = {
     "discoeval": "training.discoeval_criteria.recipe",  # seed 002, section 4: NSP / NL / SPP / SDT
     "dissent": "training.dissent.recipe",  # seed 003
     "multiview": "training.multiview.recipe",  # seed 004
+    "pointwise": "training.pointwise.recipe",  # one scale across texts, generator-like negatives (issue 32)
     "sentence_scorer": "training.sentence_scorer.recipe",  # the default checkpoint's sentence-level term
 }
 

@@ -112,8 +112,8 @@ class LoopConfig:
                 raise InputError(f"{where}: {message}")
 
 
-def make_optimizer(parameters: List[nn.Parameter], config: LoopConfig) -> torch.optim.Optimizer:
-    """AdamW, Adam or SGD over the trainable parameters."""
+def make_optimizer(parameters: List[Any], config: LoopConfig) -> torch.optim.Optimizer:
+    """AdamW, Adam or SGD over the trainable parameters (or parameter groups)."""
     if not parameters:
         raise InputError("the objective has no trainable parameters")
     if config.optimizer == "sgd":
@@ -137,6 +137,16 @@ def scheduled_lr(config: LoopConfig, step: int, plateau_scale: float) -> float:
     return config.lr
 
 
+def trainable_groups(objective: Objective) -> List[Any]:
+    """The trainable parameters, or the objective's own groups when it has ``parameter_groups()`` (a list of
+    ``{"params": [...], "lr_scale": x}``: each group steps at ``x`` times the scheduled rate, e.g. a fresh head
+    faster than a pretrained encoder)."""
+    grouped = getattr(objective, "parameter_groups", None)
+    if grouped is not None:
+        return [group for group in grouped() if group["params"]]
+    return [parameter for parameter in objective.module.parameters() if parameter.requires_grad]
+
+
 class ObjectiveLoop:
     """Trains one objective to ``max_steps`` (or until ``shrink_on_plateau`` runs out of rate).
 
@@ -155,8 +165,7 @@ class ObjectiveLoop:
         self.progress = progress
         self.output_dir = Path(config.output_dir)
         torch.manual_seed(config.seed)
-        parameters = [parameter for parameter in objective.module.parameters() if parameter.requires_grad]
-        self.optimizer = make_optimizer(parameters, config)
+        self.optimizer = make_optimizer(trainable_groups(objective), config)
         self.step = 0
         self.best: Optional[float] = None
         self.last_selected: Optional[float] = None
@@ -210,7 +219,7 @@ class ObjectiveLoop:
         config = self.config
         self.objective.module.train()
         for group in self.optimizer.param_groups:
-            group["lr"] = self.current_lr()
+            group["lr"] = self.current_lr() * group.get("lr_scale", 1.0)
         totals: Dict[str, float] = {}
         for slot in range(config.accumulation):
             batch = self.objective.batch(self.step * config.accumulation + slot)

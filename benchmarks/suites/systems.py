@@ -171,10 +171,15 @@ def trivial_systems() -> list[BenchmarkSystem]:
             name=baseline.name,
             role=BASELINE_ROLE,
             system_id=f"{baseline.name.replace(' ', '-')}|coherence-metric:{__version__}",
-            load=lambda baseline=baseline: lambda documents: SystemScores(baseline.score(documents)),
+            load=_loader(baseline),
             details={"note": "trivial baseline"},
         ))
     return systems
+
+
+def _loader(baseline: Any) -> Callable[[], Callable[[list[list[str]]], SystemScores]]:
+    """A system's ``load`` for a baseline with ``.score(documents)`` (nothing to load: it is ready)."""
+    return lambda: lambda documents: SystemScores(baseline.score(documents))
 
 
 @dataclass(frozen=True)

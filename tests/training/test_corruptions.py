@@ -22,6 +22,7 @@ from training.data.corruptions import (
     cut_off,
     dangling_reference,
     entity_swap,
+    intrusion,
     near_repeat,
     negate,
     repeat_clause,
@@ -59,7 +60,7 @@ def plain_words(sentence: str) -> List[str]:
 
 def test_every_kind_is_registered_and_described():
     kinds = {"repeat_sentence", "repeat_clause", "near_repeat", "cut_off", "dangling_reference", "entity_swap",
-             "contradiction", "topic_switch", "shuffle"}
+             "contradiction", "topic_switch", "intrusion", "shuffle"}
     assert set(CORRUPTIONS) == set(KIND_DESCRIPTIONS) == kinds
     assert all(description.strip() and "\n" not in description for description in KIND_DESCRIPTIONS.values())
 
@@ -230,6 +231,18 @@ def test_topic_switch_needs_a_foreign_pool_document():
     assert topic_switch(NORMAL, random.Random(0)) is None
     assert topic_switch(NORMAL, random.Random(0), []) is None
     assert topic_switch(NORMAL, random.Random(0), [NORMAL, ["", " "]]) is None
+
+
+@pytest.mark.parametrize("text", TEXTS + [["One.", "Two.", "Three."]])
+def test_intrusion_replaces_one_later_sentence_with_a_pool_sentence(text):
+    foreign = {sentence for document in POOL for sentence in document} - set(text)
+    for seed in SEEDS:
+        result = intrusion(text, random.Random(seed), POOL)
+        changed = [at for at, (old, new) in enumerate(zip(text, result)) if old != new]
+        assert len(result) == len(text) and len(changed) == 1 and changed[0] >= 1
+        assert result[changed[0]] in foreign
+    assert intrusion(["Just one sentence here."], random.Random(0), POOL) is None
+    assert intrusion(text, random.Random(0)) is None
 
 
 def test_shuffle_reorders_and_is_none_when_no_other_order_exists():

@@ -580,6 +580,23 @@ def topic_switch(sentences: Sequence[str], rng: random.Random, pool: Pool = None
     return _checked(sentences, list(sentences[:keep]) + foreign)
 
 
+def intrusion(sentences: Sequence[str], rng: random.Random, pool: Pool = None) -> Optional[List[str]]:
+    """One sentence (never the first) replaced by a random sentence of another document (from ``pool``).
+
+    The INSteD test's negative, drawn at random rather than by similarity: a sentence that does not belong,
+    in a text whose other sentences do. None for a one-sentence text or without a usable pool document.
+    """
+    if len(sentences) < 2 or not pool:
+        return None
+    own = set(sentences)
+    candidates = [sentence for document in pool for sentence in document if sentence not in own and sentence.strip()]
+    if not candidates:
+        return None
+    result = list(sentences)
+    result[rng.randrange(1, len(result))] = rng.choice(candidates)
+    return _checked(sentences, result)
+
+
 def shuffle(sentences: Sequence[str], rng: random.Random, pool: Pool = None) -> Optional[List[str]]:
     """A random order of the sentences that reads differently from the original (``negative_orders``).
 
@@ -604,6 +621,7 @@ CORRUPTIONS: Dict[str, Corruption] = {
     "entity_swap": entity_swap,
     "contradiction": contradiction,
     "topic_switch": topic_switch,
+    "intrusion": intrusion,
     "shuffle": shuffle,
 }
 
@@ -616,6 +634,7 @@ KIND_DESCRIPTIONS: Dict[str, str] = {
     "entity_swap": "two names/numbers/years/dates swapped, or a later one replaced by another of the text",
     "contradiction": "a negated copy of a sentence placed after it (the text states X and not-X)",
     "topic_switch": "the second half replaced by consecutive sentences of another document (abrupt topic drift)",
+    "intrusion": "one sentence (not the first) replaced by a random sentence of another document",
     "shuffle": "the sentences in a random different order (the paper's permutation negative)",
 }
 

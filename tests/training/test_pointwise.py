@@ -1,0 +1,112 @@
+"""``family: pointwise``: short generator-shaped texts, generator-like negatives, one logistic scale."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import torch
+
+from coherence_metric.errors import InputError
+from training.data.documents import Document
+from training.pointwise.objective import pointwise_losses, ranking_auc
+from training.pointwise.recipe import recipe_from_mapping, run_recipe
+from training.pointwise.texts import PointwiseData, make_example, sample_documents, styled
+
+DOCUMENT = Document("toy:1", "toy", ["Anna Berg opened a bakery in Oslo in 1998.", "She sold it in 2004 to a chain.",
+                                     "The chain closed it two years later.", "Locals still miss the bread.",
+                                     "A new cafe opened there in 2010.", "It serves coffee from Kenya."])
+POOL = [Document(f"toy:{n}", "toy", [f"Rain fell on town {n} all day.", f"The roads of town {n} flooded.",
+                                     "Schools stayed shut."]) for n in range(2, 8)]
+
+
+def test_an_example_is_a_short_cut_of_its_document_with_the_asked_negatives_in_one_style():
+    data = PointwiseData(min_sentences=3, max_sentences=3, lead_share=1.0, styles={"lower": 1.0},
+                         negatives={"shuffle": 2, "repeat_sentence": 1, "topic_switch": 1})
+    example = make_example(DOCUMENT, [DOCUMENT, *POOL], data, epoch=0)
+    assert example.positive == [sentence.lower() for sentence in DOCUMENT.sentences[:3]]
+    kinds = [kind for kind, _ in example.negatives]
+    assert kinds == ["shuffle", "shuffle", "repeat_sentence", "topic_switch"]
+    for _, negative in example.negatives:
+        assert negative != example.positive and all(sentence == sentence.lower() for sentence in negative)
+    assert example == make_example(DOCUMENT, [DOCUMENT, *POOL], data, epoch=0)
+    assert example != make_example(DOCUMENT, [DOCUMENT, *POOL], data, epoch=1)
+
+
+def test_negatives_per_text_keeps_a_seeded_sample_in_kind_order():
+    data = PointwiseData(min_sentences=4, max_sentences=4, negatives={"shuffle": 2, "repeat_sentence": 1,
+                                                                      "cut_off": 1}, negatives_per_text=2)
+    every = make_example(DOCUMENT, POOL, PointwiseData(**{**data.__dict__, "negatives_per_text": None}), epoch=0)
+    sampled = make_example(DOCUMENT, POOL, data, epoch=0)
+    assert len(every.negatives) == 4 and len(sampled.negatives) == 2
+    assert all(negative in every.negatives for negative in sampled.negatives)
+
+
+def test_one_sentence_texts_are_positives_and_get_only_the_kinds_that_apply():
+    data = PointwiseData(min_sentences=1, max_sentences=1, styles={"plain": 1.0},
+                         negatives={"shuffle": 1, "repeat_sentence": 1})
+    example = make_example(DOCUMENT, POOL, data, epoch=0)
+    assert len(example.positive) == 1 and [kind for kind, _ in example.negatives] == ["repeat_sentence"]
+
+
+def test_styles_write_a_text_the_way_evaluation_data_arrives():
+    assert styled(["It's late, Ann."], "lower_tokenised") == ["it 's late , ann ."]
+    assert styled(["It's late, Ann."], "plain") == ["It's late, Ann."]
+
+
+def test_logistic_and_ranking_losses_by_hand():
+    logistic, ranking = pointwise_losses(torch.tensor([0.0]), torch.tensor([0.0]), margin=1.0)
+    assert logistic.item() == pytest.approx(math.log(2)) and ranking.item() == pytest.approx(1.0)
+    logistic, ranking = pointwise_losses(torch.tensor([2.0]), torch.tensor([-1.0, 1.0]), margin=1.0)
+    softplus = lambda x: math.log1p(math.exp(x))  # noqa: E731
+    assert logistic.item() == pytest.approx(0.5 * (softplus(-2.0) + 0.5 * (softplus(-1.0) + softplus(1.0))))
+    assert ranking.item() == pytest.approx(0.0)  # 2 - (-1) = 3 and 2 - 1 = 1 both reach the margin
+
+
+def test_cross_text_auc_counts_every_positive_against_every_negative_ties_half():
+    assert ranking_auc([3.0, 1.0], [2.0, 0.0]) == pytest.approx(0.75)
+    assert ranking_auc([1.0], [1.0]) == pytest.approx(0.5)
+
+
+def test_a_recipe_naming_an_unknown_kind_or_style_is_refused_by_name():
+    with pytest.raises(InputError, match="unknown kinds \\['typo'\\]"):
+        recipe_from_mapping({"family": "pointwise", "data": {"negatives": {"typo": 1}}}, "recipe.yaml")
+    with pytest.raises(InputError, match="data.styles"):
+        recipe_from_mapping({"family": "pointwise", "data": {"styles": {"shouting": 1.0}}}, "recipe.yaml")
+
+
+def test_train_and_dev_documents_come_from_their_own_splits(shared_data):
+    from training.data.splits import split_of
+
+    data = PointwiseData(corpora=["lee"], train_documents=5, dev_documents=3, decontaminate=False)
+    train, dev = sample_documents(data, "train"), sample_documents(data, "dev")
+    assert len(train) == 5 and 1 <= len(dev) <= 3
+    assert {split_of(document.id) for document in train} == {"train"}
+    assert {split_of(document.id) for document in dev} == {"dev"}
+
+
+def test_a_short_run_writes_a_checkpoint_the_scorer_loads_and_the_head_steps_faster(shared_data, tiny_bert_dir,
+                                                                                   tmp_path):
+    from coherence_metric import CoherenceScorer
+
+    recipe = tmp_path / "pointwise.yaml"
+    recipe.write_text(json.dumps({
+        "family": "pointwise",
+        "model": {"backbone": str(tiny_bert_dir), "max_length": 64, "train_layers": 1},
+        "data": {"corpora": ["lee"], "train_documents": 6, "dev_documents": 2, "decontaminate": False,
+                 "negatives": {"shuffle": 1, "cut_off": 1}},
+        "objective": {"batch_size": 2, "head_lr": 1e-2, "bf16": False, "save_flavour": "full"},
+        "loop": {"output_dir": str(tmp_path / "run"), "max_steps": 2, "eval_every": 1, "lr": 1e-4},
+    }), encoding="utf-8")
+    result = run_recipe(recipe, {}, progress=False)
+    assert result["steps"] == 2 and result["select"] == "select"
+    records = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    evaluations = [record for record in records if "eval_select" in record]
+    assert len(evaluations) == 3 and all(0.0 <= record["eval_auc"] <= 1.0 for record in evaluations)
+    scores = CoherenceScorer(str(tmp_path / "run" / "best")).score(["One sentence here.", "Two. Sentences."]).scores
+    assert len(scores) == 2 and all(math.isfinite(value) for value in scores)
+    state = torch.load(tmp_path / "run" / "loop_state.pt", weights_only=True)
+    head_group, rest_group = state["optimizer"]["param_groups"][1], state["optimizer"]["param_groups"][0]
+    assert head_group["lr_scale"] == pytest.approx(100.0) and rest_group["lr_scale"] == 1.0
+    assert head_group["lr"] == pytest.approx(100.0 * rest_group["lr"])

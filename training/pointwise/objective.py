@@ -1,0 +1,169 @@
+"""The pointwise objective: every text on one scale, coherent above corrupted, across texts.
+
+The paper's losses rank a text against its own permutations only, so nothing ties the scores of two different
+texts together, and comparing different texts is the whole use of a metric (two systems' summaries of one
+article). Here each text is classified on its own (logistic loss, coherent = 1, corrupted = 0, both classes
+weighted equally), optionally plus a margin ranking of every positive above every negative *of the batch*,
+other texts' negatives included. Either makes a score mean the same thing whatever text it belongs to.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import torch
+from torch import nn
+
+from coherence_metric.checkpoint import save_checkpoint
+from coherence_metric.errors import InputError
+from coherence_metric.model import CoherenceModel
+from coherence_metric.runtime import autocast_context
+
+from ..evaluation import score_documents
+from .texts import PointwiseData, PointwiseExample, make_example
+
+FLAVOURS = ("delta", "full")
+
+
+@dataclass
+class PointwiseObjectiveSection:
+    """``objective:`` of a pointwise recipe.
+
+    Attributes:
+        batch_size: texts (each with its negatives) per step.
+        logistic_weight: weight of the per-text logistic loss.
+        ranking_weight: weight of the in-batch margin ranking (every positive above every negative of the batch).
+        margin: the ranking's margin.
+        head_lr: learning rate of the fresh linear head (None: the loop's ``lr``); a larger one lets the head
+            find its direction while the encoder moves slowly.
+        bf16: bf16 autocast in training (several times faster on CPUs with AMX/AVX512-BF16).
+        save_flavour: ``delta`` (trained tensors only over the named backbone; small enough to ship) or ``full``.
+        delta_bf16: store a delta's tensors in bf16.
+    """
+
+    batch_size: int = 8
+    logistic_weight: float = 1.0
+    ranking_weight: float = 0.0
+    margin: float = 1.0
+    head_lr: Optional[float] = 1e-3
+    bf16: bool = True
+    save_flavour: str = "delta"
+    delta_bf16: bool = True
+
+    def check(self, where: str) -> None:
+        """Raise InputError naming the first bad key."""
+        checks = [
+            (self.batch_size >= 1, "objective.batch_size must be >= 1"),
+            (self.logistic_weight >= 0 and self.ranking_weight >= 0
+             and self.logistic_weight + self.ranking_weight > 0, "objective: loss weights >= 0, not both 0"),
+            (self.head_lr is None or self.head_lr > 0, "objective.head_lr must be positive (or null)"),
+            (self.save_flavour in FLAVOURS, f"objective.save_flavour must be one of {', '.join(FLAVOURS)}"),
+        ]
+        for ok, message in checks:
+            if not ok:
+                raise InputError(f"{where}: {message}")
+
+
+def pointwise_losses(positive: torch.Tensor, negative: torch.Tensor,
+                     margin: float) -> Tuple[torch.Tensor, torch.Tensor]:
+    """(logistic, ranking) losses of positive and negative scores.
+
+    logistic = (mean softplus(-s+) + mean softplus(s-)) / 2: the two classes weigh the same whatever their counts.
+    ranking = mean over every (positive, negative) pair of the batch of max(0, margin - (s+ - s-)).
+    """
+    logistic = 0.5 * (nn.functional.softplus(-positive).mean() + nn.functional.softplus(negative).mean())
+    ranking = torch.clamp(margin - (positive[:, None] - negative[None, :]), min=0.0).mean()
+    return logistic, ranking
+
+
+def ranking_auc(positive: Sequence[float], negative: Sequence[float]) -> float:
+    """P(a random positive scores above a random negative of *another or the same* text), ties half."""
+    pos = torch.tensor(list(positive), dtype=torch.float64)
+    neg = torch.tensor(list(negative), dtype=torch.float64)
+    difference = pos[:, None] - neg[None, :]
+    return float(((difference > 0).double() + 0.5 * (difference == 0).double()).mean())
+
+
+class PointwiseObjective:
+    """The :class:`training.loop.Objective` of a pointwise recipe (batches addressed by position)."""
+
+    def __init__(self, model: CoherenceModel, tokenizer: Any, train: Sequence[Any], dev: Sequence[Any],
+                 data: PointwiseData, section: PointwiseObjectiveSection, max_length: int, loop_lr: float,
+                 training_info: Dict[str, Any]) -> None:
+        if not train or not dev:
+            raise InputError("a pointwise recipe needs train and dev documents")
+        self.module: nn.Module = model
+        self.model, self.tokenizer = model, tokenizer
+        self.train, self.data, self.section, self.max_length = list(train), data, section, max_length
+        self.dev_examples = [make_example(document, dev, data, epoch=0) for document in dev]
+        self.training_info = training_info
+        self.head_lr_scale = 1.0 if section.head_lr is None else section.head_lr / loop_lr
+
+    def parameter_groups(self) -> List[Dict[str, Any]]:
+        """The head at ``head_lr`` / the loop's ``lr`` times the scheduled rate, every other trainable tensor at it."""
+        head = [parameter for parameter in self.model.head.parameters() if parameter.requires_grad]
+        head_ids = {id(parameter) for parameter in head}
+        rest = [parameter for parameter in self.model.parameters() if parameter.requires_grad
+                and id(parameter) not in head_ids]
+        return [{"params": rest, "lr_scale": 1.0}, {"params": head, "lr_scale": self.head_lr_scale}]
+
+    def batch(self, position: int) -> List[PointwiseExample]:
+        """``batch_size`` examples; pass e over the data visits the documents in its own seeded order."""
+        examples = []
+        for slot in range(self.section.batch_size):
+            epoch, index = divmod(position * self.section.batch_size + slot, len(self.train))
+            order = list(range(len(self.train)))
+            random.Random(f"{self.data.seed}:order:{epoch}").shuffle(order)
+            examples.append(make_example(self.train[order[index]], self.train, self.data, epoch))
+        return examples
+
+    def loss(self, batch: List[PointwiseExample]) -> Tuple[torch.Tensor, Dict[str, float]]:
+        """The weighted logistic and ranking losses of the batch's texts, scored in one forward pass."""
+        self.model.train()
+        positives = [example.positive for example in batch]
+        negatives = [negative for example in batch for _, negative in example.negatives]
+        if not negatives:
+            raise InputError("no negative could be made for a whole batch: turn on more data.negatives kinds")
+        texts = [" ".join(document) for document in positives + negatives]
+        encoded = self.tokenizer(texts, truncation=True, max_length=self.max_length, padding=True,
+                                 return_tensors="pt")
+        device = next(self.model.parameters()).device
+        with autocast_context("bf16" if self.section.bf16 else "fp32", device):
+            scores = self.model(encoded["input_ids"].to(device), encoded["attention_mask"].to(device)).float()
+        logistic, ranking = pointwise_losses(scores[: len(positives)], scores[len(positives):], self.section.margin)
+        loss = self.section.logistic_weight * logistic + self.section.ranking_weight * ranking
+        return loss, {"logistic": logistic.item(), "ranking": ranking.item()}
+
+    def evaluate(self) -> Dict[str, float]:
+        """On the fixed dev examples: own-pair accuracy, cross-text AUC, their mean (``select``), per kind."""
+        documents = [example.positive for example in self.dev_examples]
+        documents += [negative for example in self.dev_examples for _, negative in example.negatives]
+        scores = score_documents(self.model, self.tokenizer, documents, self.max_length)
+        self.model.train()
+        positives, cursor = scores[: len(self.dev_examples)], len(self.dev_examples)
+        wins: Dict[str, List[float]] = {}
+        negative_scores = []
+        for example, positive in zip(self.dev_examples, positives):
+            for kind, _ in example.negatives:
+                value = scores[cursor]
+                cursor += 1
+                negative_scores.append(value)
+                wins.setdefault(kind, []).append(1.0 if positive > value else 0.5 if positive == value else 0.0)
+        every = [win for kind_wins in wins.values() for win in kind_wins]
+        accuracy = sum(every) / len(every)
+        auc = ranking_auc(positives, negative_scores)
+        result = {"accuracy": accuracy, "auc": auc, "select": (accuracy + auc) / 2}
+        result.update({f"accuracy_{kind}": sum(values) / len(values) for kind, values in wins.items()})
+        return result
+
+    def after_step(self) -> None:
+        """Nothing to do after a step."""
+
+    def save(self, folder: Path) -> None:
+        """Write a coherence checkpoint (``delta`` by default: small enough to ship in the package)."""
+        delta_dtype = torch.bfloat16 if self.section.delta_bf16 and self.section.save_flavour == "delta" else None
+        save_checkpoint(self.model, folder, tokenizer=self.tokenizer, flavour=self.section.save_flavour,
+                        delta_dtype=delta_dtype, training=self.training_info)

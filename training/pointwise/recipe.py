@@ -1,0 +1,117 @@
+"""``family: pointwise`` recipes: short generator-shaped texts against generator-like corruptions, one scale.
+
+What it trains is a normal coherence checkpoint (backbone + linear head, ``delta`` by default), so the
+scorer, the benchmarks and the package read it like any other. The loop (:class:`training.loop.ObjectiveLoop`)
+gives resume, best/final folders and the log; the best checkpoint is kept by ``select`` on synthetic dev (the
+mean of own-pair accuracy and cross-text AUC). Which run becomes the default is decided afterwards on the
+human-judged dev-select half (``coherence-metric benchmark --suite human-dev``), never on a paper test set.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Dict, Optional, Tuple
+
+from coherence_metric.errors import InputError
+
+from ..config import build_family_recipe, read_recipe_mapping
+from ..loop import LoopConfig, ObjectiveLoop
+from .objective import PointwiseObjective, PointwiseObjectiveSection
+from .texts import PointwiseData, sample_documents
+
+logger = logging.getLogger("coherence_metric.training")
+
+
+@dataclass
+class PointwiseModelSection:
+    """``model:``: the backbone, pooling, max length, and which of its weights train.
+
+    ``train_layers`` top transformer layers train (None: all but the embeddings, 0: the head alone, a
+    frozen-encoder probe); the embeddings stay frozen so that a ``delta`` checkpoint stays small.
+    ``init_checkpoint`` starts from a coherence checkpoint's weights (its head and backbone) instead.
+    """
+
+    backbone: str = "sentence-transformers/all-MiniLM-L6-v2"
+    backbone_revision: Optional[str] = None
+    pooling: str = "mean"
+    max_length: int = 256
+    train_layers: Optional[int] = 2
+    init_checkpoint: Optional[str] = None
+    device: str = "cpu"
+
+
+@dataclass
+class PointwiseRecipe:
+    """A whole pointwise recipe."""
+
+    family: str = "pointwise"
+    model: PointwiseModelSection = field(default_factory=PointwiseModelSection)
+    data: PointwiseData = field(default_factory=PointwiseData)
+    objective: PointwiseObjectiveSection = field(default_factory=PointwiseObjectiveSection)
+    loop: LoopConfig = field(default_factory=lambda: LoopConfig(**LOOP_DEFAULTS))
+
+
+#: The loop keys whose generic defaults do not suit fine-tuning a pretrained encoder on this objective.
+LOOP_DEFAULTS: Dict[str, Any] = {"output_dir": "runs/pointwise", "lr": 2e-5, "select": "select"}
+
+
+def recipe_from_mapping(values: Dict[str, Any], where: str) -> PointwiseRecipe:
+    """Build and check a recipe from a parsed mapping (a ``loop:`` section keeps ``LOOP_DEFAULTS`` it omits)."""
+    if isinstance(values, dict) and isinstance(values.get("loop"), dict):
+        values = {**values, "loop": {**LOOP_DEFAULTS, **values["loop"]}}
+    recipe = build_family_recipe(PointwiseRecipe, values, where)
+    recipe.data.check(where)
+    recipe.objective.check(where)
+    if recipe.model.train_layers is not None and recipe.model.train_layers < 0:
+        raise InputError(f"{where}: model.train_layers must be >= 0 (or null)")
+    return recipe
+
+
+def load_pointwise_recipe(path: Path, overrides: Optional[Dict[str, Any]] = None) -> PointwiseRecipe:
+    """Read a YAML recipe with dotted overrides (``data.negatives.shuffle=2``)."""
+    return recipe_from_mapping(read_recipe_mapping(Path(path), overrides), str(path))
+
+
+def build_model(recipe: PointwiseRecipe) -> Tuple[Any, Any]:
+    """The recipe's CoherenceModel (pretrained backbone with its sha256, seeded head, frozen layers) and tokenizer."""
+    import torch
+    from transformers import AutoTokenizer
+
+    from coherence_metric.checkpoint_config import BackboneSpec, sha256_of_file
+    from coherence_metric.model import CoherenceModel
+
+    from ..model_setup import backbone_folder, freeze, start_from_checkpoint
+
+    section = recipe.model
+    torch.manual_seed(recipe.loop.seed)
+    folder = backbone_folder(section.backbone, section.backbone_revision)
+    model = CoherenceModel.from_backbone(folder, pooling=section.pooling, max_length=section.max_length,
+                                         seed=recipe.loop.seed)
+    weights = folder / "model.safetensors"
+    model.backbone_spec = BackboneSpec(name_or_path=section.backbone, revision=section.backbone_revision,
+                                       model_type=model.backbone_spec.model_type,
+                                       weights_sha256=sha256_of_file(weights) if weights.is_file() else None)
+    if section.init_checkpoint:
+        start_from_checkpoint(model, section.init_checkpoint)
+    freeze(model.backbone, True, section.train_layers)
+    return model.to(section.device), AutoTokenizer.from_pretrained(str(folder))
+
+
+def run_recipe(path: Path, overrides: Dict[str, Any], progress: bool) -> Dict[str, Any]:
+    """Train a pointwise recipe (resuming from ``loop.output_dir``); returns the loop's result."""
+    recipe = load_pointwise_recipe(path, overrides)
+    train, dev = sample_documents(recipe.data, "train"), sample_documents(recipe.data, "dev")
+    logger.info("pointwise: %d train and %d dev documents from %s", len(train), len(dev),
+                ", ".join(recipe.data.corpora))
+    model, tokenizer = build_model(recipe)
+    info = {"objective": "pointwise", "family": "pointwise", "seed": recipe.loop.seed,
+            "recipe": asdict(recipe)}
+    objective = PointwiseObjective(model, tokenizer, train, dev, recipe.data, recipe.objective,
+                                   recipe.model.max_length, recipe.loop.lr, info)
+    return ObjectiveLoop(objective, recipe.loop, recipe=asdict(recipe), progress=progress).run()
+
+
+__all__ = ["PointwiseModelSection", "PointwiseRecipe", "build_model", "load_pointwise_recipe", "recipe_from_mapping",
+           "run_recipe"]
