@@ -25,6 +25,21 @@ def _unavailable(name: str, reason: str) -> click.Command:
     )
 
 
+def _missing_own_module(module_name: str, package: str) -> str:
+    """Why one of our own modules is missing: not installed, or another ``package`` first on ``sys.path``."""
+    import importlib.util
+
+    try:
+        found = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        found = None
+    if found is not None and found.origin:
+        return (f"module {module_name} not found in the '{package}' package imported from {found.origin}: "
+                "another package of that name may shadow coherence-metric's (run from another folder, or reinstall)")
+    extra = _EXTRAS.get(package, package)
+    return f"module {module_name} is not installed: reinstall with pip install 'coherence-metric[{extra}]'"
+
+
 class LazyGroup(click.Group):
     """A click group whose listed subcommands are ``module:attribute`` strings imported on first use."""
 
@@ -43,14 +58,16 @@ class LazyGroup(click.Group):
     def _load(self, name: str) -> click.Command:
         module_name, attribute = self.lazy_subcommands[name].split(":")
         package = module_name.split(".")[0]
+        extra = _EXTRAS.get(package, package)
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as error:
             if error.name and (error.name == module_name or module_name.startswith(error.name + ".")):
-                return _unavailable(name, "not implemented yet in this version")
-            extra = _EXTRAS.get(package, package)
-            return _unavailable(name, f"it needs {error.name}: pip install 'coherence-metric[{extra}]'")
+                return _unavailable(name, _missing_own_module(module_name, package))
+            return _unavailable(name, f"it needs the module {error.name}: pip install 'coherence-metric[{extra}]'")
         command = getattr(module, attribute, None)
         if not isinstance(command, click.Command):
-            return _unavailable(name, "not implemented yet in this version")
+            where = getattr(module, "__file__", None) or module_name
+            return _unavailable(name, f"{module_name}:{attribute} is not a command (imported from {where}): another "
+                                      f"'{package}' package may shadow coherence-metric's")
         return command

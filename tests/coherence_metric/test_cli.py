@@ -141,7 +141,8 @@ def test_lazy_commands_load_on_use_and_missing_ones_say_so(runner):
         ctx.ensure_object(dict)
 
     result = runner.invoke(group, ["future", "--anything"])
-    assert_one_line_error(result, "`coherence-metric future` is not available: not implemented yet")
+    assert_one_line_error(result, "`coherence-metric future` is not available: module training.not_written_yet",
+                          "not found in the 'training' package imported from")
 
 
 def test_help_does_not_import_torch_or_transformers():
