@@ -74,6 +74,8 @@ def test_a_recipe_naming_an_unknown_kind_or_style_is_refused_by_name():
         recipe_from_mapping({"family": "pointwise", "data": {"negatives": {"typo": 1}}}, "recipe.yaml")
     with pytest.raises(InputError, match="data.styles"):
         recipe_from_mapping({"family": "pointwise", "data": {"styles": {"shouting": 1.0}}}, "recipe.yaml")
+    with pytest.raises(InputError, match="save_flavour: full"):  # found when the head-only ablation failed to save
+        recipe_from_mapping({"family": "pointwise", "model": {"train_layers": 0}}, "recipe.yaml")
 
 
 def test_train_and_dev_documents_come_from_their_own_splits(shared_data):

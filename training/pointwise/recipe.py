@@ -66,6 +66,9 @@ def recipe_from_mapping(values: Dict[str, Any], where: str) -> PointwiseRecipe:
     recipe.objective.check(where)
     if recipe.model.train_layers is not None and recipe.model.train_layers < 0:
         raise InputError(f"{where}: model.train_layers must be >= 0 (or null)")
+    if recipe.model.train_layers == 0 and recipe.objective.save_flavour == "delta":
+        raise InputError(f"{where}: model.train_layers 0 trains the head alone, which a delta checkpoint cannot hold "
+                         "(it stores changed backbone tensors): set objective.save_flavour: full")
     return recipe
 
 
