@@ -32,6 +32,9 @@ SUMMARY, SYSTEM, DATASET, INTRA_SYSTEM = "summary", "system", "dataset", "intra_
 LEVELS = (SUMMARY, SYSTEM, DATASET, INTRA_SYSTEM)
 #: A rating table: group (article / prompt) -> system -> (human rating, metric score).
 RatingTable = Mapping[str, Mapping[str, tuple[float, float]]]
+#: Bootstrap defaults of the suites of rated texts (resamples of the groups, and their seed).
+DEFAULT_RESAMPLES = 1000
+BOOTSTRAP_SEED = 12345
 #: Kendall's tau over all pooled texts is O(n^2) per resample; above this many texts it is computed by scipy.
 _VECTOR_KENDALL_MAX_N = 400
 
@@ -228,8 +231,8 @@ def correlate(
     table: RatingTable,
     levels: Sequence[str] = LEVELS,
     correlations: Sequence[str] = CORRELATIONS,
-    resamples: int = 1000,
-    seed: int = 12345,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = BOOTSTRAP_SEED,
     confidence: float = 0.95,
 ) -> dict[str, dict[str, LevelCorrelation]]:
     """Return every asked level and correlation, each with a percentile bootstrap interval over groups.
@@ -252,9 +255,9 @@ def correlate(
     for level in levels:
         result[level] = {}
         for kind in correlations:
-            point = level_correlation(arrays, level, kind)
+            per_group = correlation_rows(kind, arrays.human, arrays.metric) if level == SUMMARY else None
+            point = _mean_defined(per_group) if per_group is not None else level_correlation(arrays, level, kind)
             if resamples and point.value is not None:
-                per_group = correlation_rows(kind, arrays.human, arrays.metric) if level == SUMMARY else None
                 values = _resampled(arrays, draws, level, kind, per_group)
                 values = values[~np.isnan(values)]
                 if values.size:

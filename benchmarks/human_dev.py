@@ -19,14 +19,15 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
 import numpy as np
 
 from coherence_metric.errors import InputError
 
+from .baselines import WordCountBaseline
 from .cache import JsonCache
-from .correlation import KENDALL, level_correlation, rating_arrays
+from .correlation import BOOTSTRAP_SEED, DEFAULT_RESAMPLES, KENDALL, level_correlation, rating_arrays
 from .datasets.base import DEFAULT_SEED
 from .datasets.ratings import (
     DEV_REPORT,
@@ -37,8 +38,7 @@ from .datasets.ratings import (
     limit_groups,
     load_human_dev_set,
 )
-from .progress import progress_bar
-from .rated_scoring import score_rated_set, scorer_and_systems
+from .rated_scoring import score_rated_sets, scorer_and_systems
 from .run_facts import run_facts
 
 SUITE = "human-dev"
@@ -46,21 +46,16 @@ ALL = "all"
 HALVES = (DEV_SELECT, DEV_REPORT, ALL)
 #: Two texts are length-matched when their word counts differ by at most this share of the longer one.
 LENGTH_MATCH_TOLERANCE = 0.10
-DEFAULT_RESAMPLES = 1000
-BOOTSTRAP_SEED = 12345
 
 
 def _in_half(rated: RatedSet, group: str, half: str) -> bool:
     return half == ALL or dev_half(rated.name, group) == half
 
 
-def _word_count(sentences: Sequence[str]) -> int:
-    return sum(len(sentence.split()) for sentence in sentences)
-
-
 def length_matched(rated: RatedSet, better: int, worse: int, tolerance: float = LENGTH_MATCH_TOLERANCE) -> bool:
     """Whether two texts' word counts differ by at most ``tolerance`` of the longer one."""
-    a, b = _word_count(rated.texts[better].sentences), _word_count(rated.texts[worse].sentences)
+    count = WordCountBaseline().score_document
+    a, b = count(rated.texts[better].sentences), count(rated.texts[worse].sentences)
     return abs(a - b) <= tolerance * max(a, b)
 
 
@@ -94,7 +89,7 @@ def _resampled_accuracy(credits: dict[str, tuple[float, int, int]], draws: np.nd
 
 def per_group_kendall(rated: RatedSet, scores: Sequence[float], half: str) -> dict[str, Any]:
     """Kendall's tau-b of score and rating within each group of the half, averaged over defined groups."""
-    table = {}
+    table: dict[str, dict[str, tuple[float, float]]] = {}
     for index, text in enumerate(rated.texts):
         if _in_half(rated, text.group, half):
             table.setdefault(text.group, {})[text.id] = (text.rating, float(scores[index]))
@@ -146,14 +141,15 @@ def _mean_over_sets(cells: list[dict[str, Any]], draws: list[Optional[np.ndarray
     if any(value is None for value in values):
         return {"accuracy": None, "interval": None}
     interval = None
-    if all(draw is not None for draw in draws):
-        resampled = np.mean([_resampled_accuracy(credit, draw) for credit, draw in zip(credits, draws)], axis=0)
+    present = [draw for draw in draws if draw is not None]
+    if len(present) == len(draws):
+        resampled = np.mean([_resampled_accuracy(credit, draw) for credit, draw in zip(credits, present)], axis=0)
         low, high = np.percentile(resampled, [2.5, 97.5])
         interval = [float(low), float(high)]
     return {"accuracy": float(np.mean(values)), "interval": interval}
 
 
-def evaluate_system(sets: Sequence[RatedSet], scores: dict[str, Sequence[float]], resamples: int) -> dict[str, Any]:
+def evaluate_system(sets: Sequence[RatedSet], scores: Mapping[str, Sequence[float]], resamples: int) -> dict[str, Any]:
     """Every number of one system: per set and half, and the mean over sets of each half."""
     results: dict[str, Any] = {rated.name: {} for rated in sets}
     mean: dict[str, Any] = {}
@@ -225,10 +221,7 @@ def run_human_dev(
     rated_sets = [limit_groups(load_human_dev_set(name, data_dir), limit, seed) for name in sets]
     scorer, systems = scorer_and_systems(model, seed, batch_size, device, dtype, baselines, progress)
     cache = JsonCache(cache_dir, enabled=use_cache)
-    bar = progress_bar(len(systems) * len(rated_sets), progress, SUITE)
-    scored = {rated.name: score_rated_set(systems, rated, cache, seed, limit=limit, bar=bar) for rated in rated_sets}
-    if bar is not None:
-        bar.close()
+    scored = score_rated_sets(systems, rated_sets, cache, seed, limit, progress, SUITE)
     rows = []
     for system in systems:
         scores = {rated.name: scored[rated.name][system.name].scores for rated in rated_sets}

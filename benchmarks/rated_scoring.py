@@ -11,6 +11,7 @@ from typing import Any, Optional, Sequence
 
 from .cache import JsonCache
 from .datasets.ratings import RatedSet
+from .progress import progress_bar
 from .suites.scoring import ScoredDocuments, score_documents
 from .suites.systems import BenchmarkSystem, build_systems
 
@@ -52,3 +53,13 @@ def score_rated_set(systems: Sequence[BenchmarkSystem], rated_set: RatedSet, cac
             bar.update(1)
     return scored
 
+
+
+def score_rated_sets(systems: Sequence[BenchmarkSystem], rated_sets: Sequence[RatedSet], cache: JsonCache, seed: int,
+                     limit: Optional[int], progress: bool, description: str) -> dict[str, dict[str, ScoredDocuments]]:
+    """``score_rated_set`` for each set, under one progress bar: ``{set name: {system name: scores}}``."""
+    bar = progress_bar(len(systems) * len(rated_sets), progress, description)
+    scored = {rated.name: score_rated_set(systems, rated, cache, seed, limit=limit, bar=bar) for rated in rated_sets}
+    if bar is not None:
+        bar.close()
+    return scored

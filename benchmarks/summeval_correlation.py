@@ -23,12 +23,12 @@ from coherence_metric.data_dir import shared_data_dir
 from coherence_metric.errors import InputError
 
 from .cache import JsonCache
-from .correlation import LEVELS, RatingTable, correlate, correlations_to_dict
+from .correlation import BOOTSTRAP_SEED, DEFAULT_RESAMPLES, LEVELS, RatingTable, correlate, correlations_to_dict
 from .datasets.base import DEFAULT_SEED
 from .datasets.ratings import RatedSet, RatedText, limit_groups, load_summeval_ratings
-from .progress import progress_bar
+from .human_dev import ALL, group_credits
 from .published import GEVAL_SUMMEVAL_COHERENCE, SOURCE_GEVAL_TABLE_1
-from .rated_scoring import score_rated_set, scorer_and_systems
+from .rated_scoring import score_rated_sets, scorer_and_systems
 from .run_facts import run_facts
 
 SUITE = "summeval-correlation"
@@ -44,8 +44,6 @@ SUMMARIZER_IDS: dict[str, str] = {
 }
 #: Their file holding a human column, not a measure (and not the mean of the experts): never a row.
 HUMAN_FILE = "human.csv"
-DEFAULT_RESAMPLES = 1000
-BOOTSTRAP_SEED = 12345
 SCORED, PREDICTIONS, PUBLISHED = "scored here", "published predictions", "published number"
 
 
@@ -59,14 +57,10 @@ def rating_table(texts: tuple[RatedText, ...], scores: list[float]) -> dict[str,
 
 def pairwise_ties_half(rated: RatedSet, scores: list[float]) -> dict[str, Any]:
     """Accuracy over the set's pairs (same group, ratings differ): better-rated scored higher; a tie counts half."""
-    correct = ties = 0
-    pairs = rated.pairs()
-    for pair in pairs:
-        better, worse = scores[pair.better], scores[pair.worse]
-        correct += better > worse
-        ties += better == worse
-    n = len(pairs)
-    return {"n": n, "n_ties": ties, "accuracy": (correct + 0.5 * ties) / n if n else None}
+    credits = group_credits(rated, scores, ALL).values()
+    n = sum(entry[1] for entry in credits)
+    return {"n": n, "n_ties": sum(entry[2] for entry in credits),
+            "accuracy": sum(entry[0] for entry in credits) / n if n else None}
 
 
 def load_published_predictions(data_dir: Optional[Path] = None) -> dict[str, dict[tuple[str, str], float]]:
@@ -182,10 +176,7 @@ def run_summeval_correlation(
     rated = limit_groups(load_summeval_ratings(data_dir), limit, seed)
     scorer, systems = scorer_and_systems(model, seed, batch_size, device, dtype, baselines, progress)
     cache = JsonCache(cache_dir, enabled=use_cache)
-    bar = progress_bar(len(systems), progress, SUITE)
-    scored = score_rated_set(systems, rated, cache, seed, limit=limit, bar=bar)
-    if bar is not None:
-        bar.close()
+    scored = score_rated_sets(systems, [rated], cache, seed, limit, progress, SUITE)[rated.name]
     rows = []
     for system in systems:
         scores = scored[system.name].scores

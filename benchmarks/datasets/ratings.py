@@ -15,6 +15,7 @@ scorer uses; FFCI gives sentences already.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -95,15 +96,19 @@ class RatedSet:
 
         The gap is compared with a 1e-9 tolerance, so two means of three ratings one point apart (3.6667 and
         2.6667, whose float difference is 0.99999...) form a pair. Two identical texts with different ratings
-        are left out: no scorer can order them.
+        are left out: no scorer can order them. Built once per set (every system and half reads them).
         """
+        return list(self._pairs)
+
+    @functools.cached_property
+    def _pairs(self) -> tuple[RatedPair, ...]:
         found = []
         for indices in self.groups().values():
             for first, second in itertools.combinations(indices, 2):
                 a, b = self.texts[first], self.texts[second]
                 if abs(a.rating - b.rating) >= self.min_gap - 1e-9 and a.sentences != b.sentences:
                     found.append(RatedPair(first, second) if a.rating > b.rating else RatedPair(second, first))
-        return found
+        return tuple(found)
 
 
 def dev_half(set_name: str, group: str) -> str:

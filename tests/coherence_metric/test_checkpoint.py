@@ -93,7 +93,8 @@ def test_delta_checkpoint_stores_only_trained_tensors(tiny_bert_dir, tmp_path):
     assert _direct_scores(loaded.model, loaded.tokenizer, TEXTS) == pytest.approx(expected, abs=1e-6)
 
 
-def test_delta_over_a_backbone_with_other_weights_is_refused(tiny_bert_dir, tmp_path):
+def _delta_over_altered_backbone(tiny_bert_dir, tmp_path):
+    """A delta checkpoint saved over a copy of the tiny backbone whose weights are then changed."""
     import shutil
 
     copy = tmp_path / "backbone-copy"
@@ -102,6 +103,11 @@ def test_delta_over_a_backbone_with_other_weights_is_refused(tiny_bert_dir, tmp_
     folder = save_checkpoint(model, tmp_path / "delta", flavour="delta")
     weights = copy / "model.safetensors"
     weights.write_bytes(weights.read_bytes()[:-4] + b"\x00\x00\x00\x01")
+    return folder
+
+
+def test_delta_over_a_backbone_with_other_weights_is_refused(tiny_bert_dir, tmp_path):
+    folder = _delta_over_altered_backbone(tiny_bert_dir, tmp_path)
     with pytest.raises(CheckpointError, match="not found; tried"):
         load_checkpoint(folder)
 
@@ -281,14 +287,7 @@ def test_an_edited_pooling_changes_the_signature(bert_checkpoint, corrupt_copy):
 
 def test_a_delta_over_unverified_backbone_weights_is_refused(tiny_bert_dir, tmp_path):
     """With ``weights_sha256: null`` the delta would load over whatever weights sit at the backbone's path."""
-    import shutil
-
-    copy = tmp_path / "backbone-copy"
-    shutil.copytree(tiny_bert_dir, copy)
-    model = CoherenceModel.from_backbone(copy, max_length=128, seed=5)
-    folder = save_checkpoint(model, tmp_path / "delta", flavour="delta")
-    weights = copy / "model.safetensors"
-    weights.write_bytes(weights.read_bytes()[:-4] + b"\x00\x00\x00\x01")
+    folder = _delta_over_altered_backbone(tiny_bert_dir, tmp_path)
     _edit_config(folder, lambda data: data["backbone"].update(weights_sha256=None))
     with pytest.raises(CheckpointError, match="backbone.weights_sha256 is null"):
         load_checkpoint(folder)

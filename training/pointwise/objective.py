@@ -9,6 +9,7 @@ other texts' negatives included. Either makes a score mean the same thing whatev
 
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from coherence_metric.model import CoherenceModel
 from coherence_metric.runtime import autocast_context
 
 from ..evaluation import score_documents
+from ..trainer import encode
 from .texts import PointwiseData, PointwiseExample, make_example
 
 FLAVOURS = ("delta", "full")
@@ -115,10 +117,15 @@ class PointwiseObjective:
         examples = []
         for slot in range(self.section.batch_size):
             epoch, index = divmod(position * self.section.batch_size + slot, len(self.train))
-            order = list(range(len(self.train)))
-            random.Random(f"{self.data.seed}:order:{epoch}").shuffle(order)
-            examples.append(make_example(self.train[order[index]], self.train, self.data, epoch))
+            examples.append(make_example(self.train[self._order(epoch)[index]], self.train, self.data, epoch))
         return examples
+
+    @functools.lru_cache(maxsize=2)  # noqa: B019  (one objective per run; a batch may straddle two passes)
+    def _order(self, epoch: int) -> List[int]:
+        """The seeded order in which pass ``epoch`` visits the training documents (shuffled once per pass)."""
+        order = list(range(len(self.train)))
+        random.Random(f"{self.data.seed}:order:{epoch}").shuffle(order)
+        return order
 
     def loss(self, batch: List[PointwiseExample]) -> Tuple[torch.Tensor, Dict[str, float]]:
         """The weighted logistic and ranking losses of the batch's texts, scored in one forward pass."""
@@ -127,12 +134,10 @@ class PointwiseObjective:
         negatives = [negative for example in batch for _, negative in example.negatives]
         if not negatives:
             raise InputError("no negative could be made for a whole batch: turn on more data.negatives kinds")
-        texts = [" ".join(document) for document in positives + negatives]
-        encoded = self.tokenizer(texts, truncation=True, max_length=self.max_length, padding=True,
-                                 return_tensors="pt")
         device = next(self.model.parameters()).device
+        input_ids, mask = encode(self.tokenizer, positives + negatives, self.max_length, device)
         with autocast_context("bf16" if self.section.bf16 else "fp32", device):
-            scores = self.model(encoded["input_ids"].to(device), encoded["attention_mask"].to(device)).float()
+            scores = self.model(input_ids, mask).float()
         logistic, ranking = pointwise_losses(scores[: len(positives)], scores[len(positives):], self.section.margin)
         loss = self.section.logistic_weight * logistic + self.section.ranking_weight * ranking
         return loss, {"logistic": logistic.item(), "ranking": ranking.item()}

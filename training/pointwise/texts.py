@@ -119,7 +119,7 @@ def make_example(document: Document, pool: Sequence[Document], data: PointwiseDa
     text = cut_text(document, data, rng)
     styles = [style for style in STYLES if data.styles.get(style, 0.0) > 0]
     style = rng.choices(styles, weights=[data.styles[style] for style in styles])[0]
-    others = [other.sentences for other in rng.sample(list(pool), min(POOL_SIZE + 1, len(pool)))
+    others = [other.sentences for other in rng.sample(pool, min(POOL_SIZE + 1, len(pool)))
               if other.id != document.id][:POOL_SIZE]
     negatives: List[Tuple[str, List[str]]] = []
     for kind, count in data.negatives.items():
