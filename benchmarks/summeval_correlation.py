@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from coherence_metric.data_dir import shared_data_dir
 from coherence_metric.errors import InputError
+from research.data_dir import shared_data_dir
 
 from .cache import JsonCache
 from .correlation import BOOTSTRAP_SEED, DEFAULT_RESAMPLES, LEVELS, RatingTable, correlate, correlations_to_dict

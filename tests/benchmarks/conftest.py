@@ -7,7 +7,7 @@ from typing import Callable
 
 import pytest
 
-from coherence_metric.data_dir import ENV_VAR, find_shared_data_dir
+from research.data_dir import ENV_VAR, find_shared_data_dir
 
 
 @pytest.fixture(scope="session")

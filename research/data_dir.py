@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Optional
 
-from .errors import InputError
+from coherence_metric.errors import InputError
 
 ENV_VAR = "COHERENCE_METRIC_DATA"
 

@@ -1,0 +1,87 @@
+"""The import arrows between the repository's packages, read from the source (every import, also inside functions).
+
+``coherence_metric`` is the scoring package: it imports none of the research packages, so ``pip install
+coherence-metric`` scores without them and research plumbing (where the shared data lives) stays out of it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Dict, Iterator, List, Optional, Tuple
+
+from ..conftest import REPO_DIR
+
+#: Layer name -> the folder holding its source and the module prefix it is imported under.
+LAYERS: Dict[str, Tuple[Path, str]] = {
+    "coherence_metric": (REPO_DIR / "coherence_metric", "coherence_metric"),
+    "research": (REPO_DIR / "research", "research"),
+    "training": (REPO_DIR / "training", "training"),
+    "benchmarks": (REPO_DIR / "benchmarks", "benchmarks"),
+}
+#: Layer -> the layers it must never import.
+FORBIDDEN: Dict[str, Tuple[str, ...]] = {
+    "coherence_metric": ("research", "training", "benchmarks"),
+}
+
+
+def _module_name(path: Path, folder: Path, prefix: str) -> str:
+    parts = list(path.relative_to(folder).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join([prefix, *parts])
+
+
+def _imports(path: Path, module: str) -> Iterator[Tuple[int, str]]:
+    """(line, absolute module name) of every import in the file, relative ones resolved against ``module``."""
+    is_package = path.name == "__init__.py"
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield node.lineno, alias.name
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                base = base if is_package else base[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            yield node.lineno, target
+            for alias in node.names:  # ``from package import module`` imports the module
+                yield node.lineno, f"{target}.{alias.name}"
+
+
+def layer_of(module: str) -> Optional[str]:
+    """The layer a module name belongs to (the longest matching prefix), None for third-party modules."""
+    best: Optional[str] = None
+    for name, (_, prefix) in LAYERS.items():
+        if (module == prefix or module.startswith(prefix + ".")) and (
+                best is None or len(prefix) > len(LAYERS[best][1])):
+            best = name
+    return best
+
+
+def forbidden_imports() -> List[str]:
+    """``file:line imports module`` for every import that crosses a forbidden arrow."""
+    found = []
+    for layer, (folder, prefix) in LAYERS.items():
+        for path in sorted(folder.rglob("*.py")):
+            module = _module_name(path, folder, prefix)
+            for line, target in _imports(path, module):
+                if layer_of(target) in FORBIDDEN.get(layer, ()):
+                    found.append(f"{path.relative_to(REPO_DIR)}:{line} imports {target}")
+    return found
+
+
+def test_no_import_crosses_a_forbidden_arrow() -> None:
+    assert forbidden_imports() == []
+
+
+def test_the_check_sees_imports_hidden_inside_functions(tmp_path) -> None:
+    """The check must fail on the kind of import it exists to catch: one tucked inside a function body."""
+    source = tmp_path / "hidden.py"
+    source.write_text("def f():\n    from training.data import splits\n    from .. import benchmarks\n")
+    assert [target for _, target in _imports(source, "coherence_metric.cli.hidden")] == [
+        "training.data", "training.data.splits", "coherence_metric", "coherence_metric.benchmarks"]
+    assert layer_of("training.data.splits") == "training" and layer_of("numpy") is None
