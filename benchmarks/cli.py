@@ -17,8 +17,7 @@ from typing import Any, Iterator, Optional
 import click
 
 from coherence_metric.errors import InputError
-
-from .suites.catalogue import ALL_SUITE_NAMES
+from research.catalogue import ALL_SUITE_NAMES
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 DEFAULT_OUT_ROOT = Path("runs") / "benchmarks"

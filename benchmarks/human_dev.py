@@ -24,12 +24,9 @@ from typing import Any, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from coherence_metric.errors import InputError
-
-from .baselines import WordCountBaseline
-from .cache import JsonCache
-from .correlation import BOOTSTRAP_SEED, DEFAULT_RESAMPLES, KENDALL, level_correlation, rating_arrays
-from .datasets.base import DEFAULT_SEED
-from .datasets.ratings import (
+from research.cache import JsonCache
+from research.datasets.base import DEFAULT_SEED
+from research.datasets.ratings import (
     DEV_REPORT,
     DEV_SELECT,
     HUMAN_DEV_SETS,
@@ -38,6 +35,9 @@ from .datasets.ratings import (
     limit_groups,
     load_human_dev_set,
 )
+
+from .baselines import WordCountBaseline
+from .correlation import BOOTSTRAP_SEED, DEFAULT_RESAMPLES, KENDALL, level_correlation, rating_arrays
 from .rated_scoring import score_rated_sets, scorer_and_systems
 from .run_facts import run_facts
 

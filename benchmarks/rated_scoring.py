@@ -9,8 +9,9 @@ from __future__ import annotations
 import logging
 from typing import Any, Optional, Sequence
 
-from .cache import JsonCache
-from .datasets.ratings import RatedSet
+from research.cache import JsonCache
+from research.datasets.ratings import RatedSet
+
 from .progress import progress_bar
 from .suites.scoring import ScoredDocuments, score_documents
 from .suites.systems import BenchmarkSystem, build_systems

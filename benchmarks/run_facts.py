@@ -7,8 +7,7 @@ import time
 from typing import Any
 
 from coherence_metric.version import __version__
-
-from .cache import JsonCache
+from research.cache import JsonCache
 
 
 def run_facts(cache: JsonCache, started: float) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from coherence_metric.errors import InputError
 from coherence_metric.version import __version__
+from research.standins import read_news_documents
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 
@@ -232,8 +233,6 @@ class TextBuilder:
 
 def news_sentences(data_dir: Any = None) -> list[str]:
     """Return the sentences of the held-out news documents, in order (the texts the stand-ins use)."""
-    from .standins import read_news_documents
-
     return [sentence for _, sentences in read_news_documents(data_dir) for sentence in sentences]
 
 

@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from coherence_metric.errors import InputError
+from research.cache import JsonCache
 from research.data_dir import shared_data_dir
+from research.datasets.base import DEFAULT_SEED
+from research.datasets.ratings import RatedSet, RatedText, limit_groups, load_summeval_ratings
 
-from .cache import JsonCache
 from .correlation import BOOTSTRAP_SEED, DEFAULT_RESAMPLES, LEVELS, RatingTable, correlate, correlations_to_dict
-from .datasets.base import DEFAULT_SEED
-from .datasets.ratings import RatedSet, RatedText, limit_groups, load_summeval_ratings
 from .human_dev import ALL, group_credits
 from .published import GEVAL_SUMMEVAL_COHERENCE, SOURCE_GEVAL_TABLE_1
 from .rated_scoring import score_rated_sets, scorer_and_systems

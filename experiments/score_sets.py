@@ -13,8 +13,8 @@ from __future__ import annotations
 import sys
 from typing import List
 
-from benchmarks.cache import JsonCache
-from benchmarks.suites.catalogue import load_benchmark_test_set
+from research.cache import JsonCache
+from research.catalogue import load_benchmark_test_set
 from benchmarks.suites.scoring import evaluate, score_test_set
 from benchmarks.suites.systems import model_system
 from coherence_metric import CoherenceScorer

@@ -10,8 +10,8 @@ from typing import Any, Dict, List, Optional
 import click
 
 from coherence_metric.errors import InputError
+from research.corpora import CORPORA
 
-from .data.corpora import CORPORA
 from .data.examples import ExampleConfig
 from .data.storage import MANIFEST
 

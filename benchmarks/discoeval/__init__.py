@@ -16,7 +16,6 @@ from .encoder_specs import (
     registered_prefixes,
     resolve_encoder,
 )
-from .encoders import HuggingFaceEncoder, SentenceEncoder
 from .encoding_cache import EncodingCache, default_cache_dir
 from .features import build_features, feature_dim, segment_vectors
 from .loaders import TaskData, discoeval_data_dir, load_task
@@ -35,9 +34,7 @@ __all__ = [
     "DiscoEvalTask",
     "EncodingCache",
     "Example",
-    "HuggingFaceEncoder",
     "PublishedRow",
-    "SentenceEncoder",
     "TaskData",
     "build_features",
     "default_cache_dir",

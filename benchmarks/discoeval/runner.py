@@ -18,10 +18,10 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 import numpy as np
 
 from coherence_metric.version import __version__
+from research.encoders import SentenceEncoder
 
 from .classifiers import describe_classifier, train_and_test
 from .encoder_specs import resolve_encoder
-from .encoders import SentenceEncoder
 from .encoding_cache import EncodingCache, unique_texts
 from .features import build_features, segment_vectors
 from .loaders import TaskData, discoeval_data_dir, load_task, overlap_groups

@@ -12,14 +12,15 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
-from ..cache import JsonCache
-from ..datasets import TestSet, sample_subset
-from ..datasets.base import DEFAULT_SEED
+from research.cache import JsonCache
+from research.catalogue import load_benchmark_test_set, suite_test_sets
+from research.datasets import TestSet, sample_subset
+from research.datasets.base import DEFAULT_SEED
+
 from ..progress import progress_bar
 from ..published import published_for
 from ..reporting import write_suite_reports
 from ..run_facts import run_facts
-from .catalogue import load_benchmark_test_set, suite_test_sets
 from .scoring import ScoredTestSet, evaluate, score_test_set
 from .systems import BenchmarkSystem, build_systems, system_names
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 from typing import Any, List, Optional, Sequence, Tuple
 
-from benchmarks.cache import benchmark_cache_dir
-from benchmarks.suites.catalogue import load_benchmark_test_set
+from research.cache import benchmark_cache_dir
+from research.catalogue import load_benchmark_test_set
 from benchmarks.suites.scoring import ScoredTestSet, evaluate, unique_documents
 
 LIMIT = 500

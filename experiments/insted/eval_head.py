@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 from typing import List
 
-from benchmarks.cache import JsonCache
+from research.cache import JsonCache
 from benchmarks.suites.scoring import score_test_set
 from benchmarks.suites.systems import model_system
 from coherence_metric import CoherenceScorer

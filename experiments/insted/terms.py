@@ -19,7 +19,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import torch
 
-from benchmarks.suites.catalogue import suite_test_sets
+from research.catalogue import suite_test_sets
 from coherence_metric.backbones import resolve_backbone_folder
 from coherence_metric.checkpoint import load_checkpoint
 from coherence_metric.cohesion import SentenceCohesion

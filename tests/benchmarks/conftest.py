@@ -35,7 +35,7 @@ def require_data(shared_data: Path) -> Callable[[str], Path]:
 @pytest.fixture(scope="session")
 def load_cached(shared_data: Path):
     """Return a loader of registered test sets that loads each (name, seed) once per session."""
-    from benchmarks.datasets import load_test_set
+    from research.datasets import load_test_set
 
     cache: dict = {}
 

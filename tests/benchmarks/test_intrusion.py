@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from benchmarks.datasets.intrusion import build_intrusion_pairs
 from coherence_metric.errors import InputError
+from research.datasets.intrusion import build_intrusion_pairs
 
 DOCUMENTS = [
     ["Markets opened quietly on Monday.", "The central bank raised interest rates by half a point."],

@@ -8,9 +8,9 @@ import pickle
 
 import pytest
 
-from benchmarks.datasets.paradigm import read_pair_pickle
-from benchmarks.pickles import load_pickle
 from coherence_metric.errors import InputError
+from research.datasets.paradigm import read_pair_pickle
+from research.pickles import load_pickle
 
 
 class _Record:

@@ -14,7 +14,10 @@ from benchmarks.baselines import (
     repeated_trigram_share,
 )
 from benchmarks.correlation import correlate
-from benchmarks.datasets.ratings import (
+from benchmarks.human_dev import group_credits, run_human_dev
+from benchmarks.summeval_correlation import load_published_predictions, rating_table, run_summeval_correlation
+from coherence_metric.errors import InputError
+from research.datasets.ratings import (
     DEV_REPORT,
     DEV_SELECT,
     HUMAN_DEV_SETS,
@@ -23,9 +26,6 @@ from benchmarks.datasets.ratings import (
     load_human_dev_set,
     load_summeval_ratings,
 )
-from benchmarks.human_dev import group_credits, run_human_dev
-from benchmarks.summeval_correlation import load_published_predictions, rating_table, run_summeval_correlation
-from coherence_metric.errors import InputError
 
 # ----------------------------------------------------------------------------------------- baselines
 

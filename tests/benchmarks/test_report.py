@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from benchmarks.datasets import PROBE_NAMES
 from benchmarks.published import TABLE_3, published_for
 from benchmarks.reporting import (
     render_speed_markdown,
@@ -14,6 +13,7 @@ from benchmarks.reporting import (
     write_speed_reports,
     write_suite_reports,
 )
+from research.datasets import PROBE_NAMES
 
 SYSTEMS = ["local:ckpt", "random", "No FT", "adjacent cosine"]
 

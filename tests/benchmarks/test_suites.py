@@ -6,12 +6,13 @@ import json
 
 import pytest
 
-from benchmarks import standins
-from benchmarks.cache import ENV_VAR, JsonCache, benchmark_cache_dir
-from benchmarks.datasets import PairItem, TestSet
-from benchmarks.datasets.base import LMVLM_AGREEMENT
-from benchmarks.suites import PAPER_TEST_SETS, run_suite, suite_test_sets
+from benchmarks.suites import run_suite
 from coherence_metric.errors import InputError
+from research import standins
+from research.cache import ENV_VAR, JsonCache, benchmark_cache_dir
+from research.catalogue import PAPER_TEST_SETS, suite_test_sets
+from research.datasets import PairItem, TestSet
+from research.datasets.base import LMVLM_AGREEMENT
 
 NEWS = [
     (f"toy:{number}", [f"Story {number} sentence {index} about {topic} and markets." for index in range(length)])

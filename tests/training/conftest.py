@@ -55,7 +55,7 @@ def word_counter() -> WordCounter:
 @pytest.fixture(scope="session")
 def tiny_training_data(shared_data, tiny_bert_dir, tmp_path_factory) -> Path:
     """16 train and 8 dev items built the paper's way from the first Lee ABC news documents."""
-    from training.data.corpora import CORPORA
+    from research.corpora import CORPORA
     from training.data.examples import ExampleConfig, build_items
     from training.data.storage import split_path, write_split
     from training.data.tokens import TokenCounter, load_tokenizer

@@ -12,9 +12,10 @@ from typing import Dict, List
 
 import pytest
 
-from training.data import CORPORA, Document
-from training.data.corpora.reuters import body_paragraphs, read_reuters_file
-from training.data.corpora.wiki import is_heading, read_wiki_file
+from research.corpora import CORPORA
+from research.corpora.reuters import body_paragraphs, read_reuters_file
+from research.corpora.wiki import is_heading, read_wiki_file
+from research.documents import Document
 
 SMALL_CORPORA = ("bbc", "wsj", "abc", "lee", "mctest", "tales")
 

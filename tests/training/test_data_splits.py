@@ -7,9 +7,10 @@ from collections import Counter
 import pytest
 
 from coherence_metric.errors import InputError
-from training.data import SPLITS, Document, held_out_documents, read_split, split_of, split_path
+from research.documents import Document
+from research.splits import SPLITS, duplicate_ids, held_out_documents, split_of
+from training.data import read_split, split_path
 from training.data.prepare import prepare_dataset
-from training.data.splits import duplicate_ids
 
 PINNED_REUTERS = {1: "train", 7: "dev", 35: "dev", 44: "test", 63: "test"}
 

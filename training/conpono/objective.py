@@ -37,7 +37,7 @@ from .model import ConponoModel
 logger = logging.getLogger("coherence_metric.training")
 
 HEAD_FILE = "conpono_head.pt"
-MANIFEST_FILE = "trained_encoder.json"  # read by benchmarks.discoeval.encoder_specs ("trained:FOLDER")
+MANIFEST_FILE = "trained_encoder.json"  # research.encoders.TRAINED_ENCODER_FILE ("trained:FOLDER")
 FAMILY = "conpono"
 
 

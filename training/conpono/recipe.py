@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from coherence_metric.errors import InputError
+from research.corpora import CORPORA
+from research.splits import held_out_documents
 
 from ..config import build_family_recipe, read_recipe_mapping
-from ..data.corpora import CORPORA
-from ..data.splits import held_out_documents
 from ..loop import LoopConfig, ObjectiveLoop
 from .examples import ExampleSettings, Paragraph, paragraphs_of
 from .inputs import ENCODINGS

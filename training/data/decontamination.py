@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from typing import Dict, FrozenSet, Iterable, List, Sequence, Set, Tuple
 
+from research.catalogue import load_benchmark_test_set, suite_test_sets
+
 from .examples import TrainingItem
 
 MIN_WORDS = 8
@@ -30,8 +32,6 @@ def benchmark_sentences(suite: str = "all") -> Dict[str, Set[str]]:
 
     Reads every test set of the suite the way the benchmark does (stand-ins from their cache or rebuilt).
     """
-    from benchmarks.suites.catalogue import load_benchmark_test_set, suite_test_sets
-
     sentences: Dict[str, Set[str]] = {}
     for name in suite_test_sets(suite):
         for item in load_benchmark_test_set(name):

@@ -28,7 +28,8 @@ import random
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .documents import Document
+from research.documents import Document
+
 from .permutations import negative_orders
 from .tokens import SentenceLengthCounter
 

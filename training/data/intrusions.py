@@ -3,7 +3,7 @@
 The paper trains on permutations only, and a permutation keeps every sentence: a model trained on them
 never sees a block whose *content* does not fit, which is what INSteD's test (and our NEWS-INTRUSION
 stand-in) measures. These negatives are built the INSteD way with the benchmark's own
-:class:`~benchmarks.datasets.intrusion.IntruderFinder`: per corpus (``source``), the replaced sentence's
+:class:`~research.datasets.intrusion.IntruderFinder`: per corpus (``source``), the replaced sentence's
 most similar sentence (TF-IDF cosine) of *another document* of the same split; the first sentence is
 never replaced. The blocks of one document are pooled, so an intruder never comes from the same article.
 
@@ -26,6 +26,8 @@ import random
 from collections import defaultdict
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from research.datasets.intrusion import MAX_SIMILARITY, IntruderFinder, tfidf_rows
+
 from .examples import TrainingItem
 
 #: An intrusion: (position in ``item.pos``, the sentence that replaces the one there).
@@ -44,8 +46,6 @@ def build_intrusions(items: Sequence[TrainingItem], per_item: int, seed: int) ->
     Returns:
         item id -> list of (position, intruder sentence), in position-draw order.
     """
-    from benchmarks.datasets.intrusion import IntruderFinder
-
     if per_item < 1:
         return {}
     intrusions: Dict[str, List[Intrusion]] = {}
@@ -96,8 +96,6 @@ def nearest_documents(documents: Sequence[Sequence[str]], chunk: int = 512) -> L
     no other document shares a word.
     """
     import numpy as np
-
-    from benchmarks.datasets.intrusion import MAX_SIMILARITY, tfidf_rows
 
     if len(documents) < 2:
         return [None] * len(documents)

@@ -14,11 +14,11 @@ from typing import Any, Dict, Iterator, Optional, Sequence
 
 from coherence_metric.errors import InputError
 from coherence_metric.version import __version__
+from research.corpora import CORPORA
+from research.documents import Document
+from research.splits import SPLIT_FRACTIONS, SPLITS, duplicate_ids, split_of
 
-from .corpora import CORPORA
-from .documents import Document
 from .examples import BuildCounts, ExampleConfig, build_items
-from .splits import SPLIT_FRACTIONS, SPLITS, duplicate_ids, split_of
 from .storage import FORMAT_VERSION, SplitWriter, split_path, write_manifest
 from .tokens import TokenCounter, default_tokenizer_path, load_tokenizer
 

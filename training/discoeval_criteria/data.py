@@ -1,9 +1,9 @@
 """Training and dev sentences from the WikiExtractor corpus, split by article id like every other corpus.
 
-An article's split is :func:`training.data.splits.split_of` of its id ``"wiki:<page id>"`` (the id the
-corpus reader :mod:`training.data.corpora.wiki` gives it), so an article this objective trains on is never a
+An article's split is :func:`research.splits.split_of` of its id ``"wiki:<page id>"`` (the id the
+corpus reader :mod:`research.corpora.wiki` gives it), so an article this objective trains on is never a
 test document of any benchmark built from the same corpus. The test split is never read here.
-:mod:`training.data.splits` also drops exact duplicate documents; the wiki corpus has none (checked: 0 of
+:mod:`research.splits` also drops exact duplicate documents; the wiki corpus has none (checked: 0 of
 its 6,500 documents), so that step is not repeated here.
 """
 
@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 from coherence_metric.errors import InputError
+from research.corpora import CORPORA
+from research.splits import split_of
 
-from ..data.corpora import CORPORA
-from ..data.splits import split_of
 from .settings import DataSettings
 from .targets import SentenceExample, article_examples
 from .wiki_structure import Article, level_statistics, read_articles, wiki_files

@@ -12,7 +12,7 @@ every window once in an order drawn from ``random.Random(seed, epoch)``; each ep
 grid by an offset drawn from the same generator, so sentences at a window's edge in one epoch sit inside
 one in the next.
 
-Documents come from :func:`training.data.splits.held_out_documents`, so the training stream holds only
+Documents come from :func:`research.splits.held_out_documents`, so the training stream holds only
 train-split documents (hashed by id) and the held-out numbers come from the dev split.
 """
 
@@ -24,10 +24,9 @@ from pathlib import Path
 from typing import Iterable, List, Optional, Sequence
 
 from coherence_metric.errors import InputError
-
-from ..data.corpora import CORPORA
-from ..data.documents import Document
-from ..data.splits import held_out_documents
+from research.corpora import CORPORA
+from research.documents import Document
+from research.splits import held_out_documents
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ from .principal import remove_component
 from .views import POOLINGS, LinearView, RecurrentView
 
 FAMILY = "multiview"
-MANIFEST_FILE = "trained_encoder.json"  # the name benchmarks.discoeval.encoder_specs reads
+MANIFEST_FILE = "trained_encoder.json"  # research.encoders.TRAINED_ENCODER_FILE, the name trained:FOLDER reads
 WEIGHTS_FILE = "encoder.safetensors"
 TOKENIZER_FOLDER = "tokenizer"
 FORMAT_VERSION = 2
@@ -141,7 +141,7 @@ def _stored_word_vectors(folder: Path, manifest: Mapping[str, Any], tensors: Dic
 
 
 class MultiViewSentenceEncoder:
-    """A saved multi-view model as a DiscoEval :class:`~benchmarks.discoeval.encoders.SentenceEncoder`."""
+    """A saved multi-view model as a DiscoEval :class:`~research.encoders.SentenceEncoder`."""
 
     def __init__(self, model: MultiViewEncoder, word_vectors: WordVectors, components: Mapping[str, torch.Tensor],
                  view: str, pooling: str, ensemble: str, remove_pc: bool, batch_size: int, max_length: int,

@@ -19,9 +19,11 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from coherence_metric.diagnostics import tokenise_like_ptb
 from coherence_metric.errors import InputError
+from research.corpora import CORPORA
+from research.documents import Document
+from research.splits import split_of
 
 from ..data.corruptions import CORRUPTIONS
-from ..data.documents import Document
 
 STYLES = ("plain", "lower", "tokenised", "lower_tokenised")
 #: Other documents a corruption that borrows sentences (intrusion, topic switch) may draw from, per example.
@@ -33,7 +35,7 @@ class PointwiseData:
     """``data:`` of a pointwise recipe.
 
     Attributes:
-        corpora: corpus names (``training.data.corpora``); train and dev documents come from their own splits.
+        corpora: corpus names (``research.corpora``); train and dev documents come from their own splits.
         train_documents: at most this many training documents per corpus (seeded sample).
         dev_documents: at most this many dev documents per corpus.
         min_sentences / max_sentences: a text's length k is drawn uniformly in this range (capped by the document).
@@ -143,9 +145,6 @@ def make_example(document: Document, pool: Sequence[Document], data: PointwiseDa
 def sample_documents(data: PointwiseData, split: str) -> List[Document]:
     """Up to ``train_documents`` / ``dev_documents`` documents of each corpus from its ``split``, seeded, in a
     stable order; decontaminated when asked."""
-    from ..data.corpora import CORPORA
-    from ..data.splits import split_of
-
     limit = data.train_documents if split == "train" else data.dev_documents
     chosen: List[Document] = []
     for name in data.corpora:

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 
 from benchmarks.discoeval import (
-    HuggingFaceEncoder,
     encoder_specs,
     parse_encoder_spec,
     register_encoder_spec,
@@ -15,6 +14,7 @@ from benchmarks.discoeval import (
     resolve_encoder,
 )
 from coherence_metric.errors import InputError
+from research.encoders import HuggingFaceEncoder
 
 from .fakes import HashEncoder
 
@@ -66,3 +66,17 @@ def test_registry_is_the_extension_point(monkeypatch: pytest.MonkeyPatch) -> Non
 def test_encoder_objects_pass_through() -> None:
     encoder = HashEncoder()
     assert resolve_encoder(encoder) is encoder
+
+
+def test_trained_specs_come_from_trainings_entry_point_not_from_an_import(monkeypatch: pytest.MonkeyPatch,
+                                                                         tmp_path: Path) -> None:
+    """``trained:`` is declared by the installed package's entry point (the suite never imports training): it is
+    listed before first use, loads on first use, and an unknown prefix's error names it."""
+    monkeypatch.setattr(encoder_specs, "_FACTORIES", {key: value for key, value in encoder_specs._FACTORIES.items()
+                                                      if key != "trained"})
+    assert "trained" in registered_prefixes()
+    with pytest.raises(InputError, match="trained:"):
+        resolve_encoder("nope:model")
+    with pytest.raises(InputError, match="no trained_encoder.json"):
+        resolve_encoder(f"trained:{tmp_path}")
+    assert encoder_specs._FACTORIES["trained"].__module__ == "training.encoders"

@@ -8,6 +8,7 @@ from typing import List, Tuple
 import pytest
 
 from coherence_metric.errors import InputError
+from research.documents import Document
 from training.conpono.examples import (
     ExampleSettings,
     Paragraph,
@@ -17,7 +18,6 @@ from training.conpono.examples import (
     paragraphs_of,
     target_span,
 )
-from training.data.documents import Document
 
 
 def paragraph(doc: str, count: int) -> Paragraph:

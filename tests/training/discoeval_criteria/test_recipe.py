@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from coherence_metric.errors import InputError
-from training.data.splits import split_of
+from research.splits import split_of
 from training.discoeval_criteria.data import load_examples
 from training.discoeval_criteria.encoder import MANIFEST_FILE
 from training.discoeval_criteria.recipe import recipe_from_mapping, run_recipe
@@ -63,7 +63,8 @@ def test_training_reads_only_train_articles_and_evaluates_on_dev_ones(corpora_ro
 
 def test_smoke_run_trains_and_its_encoder_loads_as_trained_folder(tiny_bert_dir: Path, corpora_root: Path,
                                                                  tmp_path: Path) -> None:
-    from benchmarks.discoeval.encoder_specs import TRAINED_ENCODER_FILE, resolve_encoder
+    from benchmarks.discoeval.encoder_specs import resolve_encoder
+    from research.encoders import TRAINED_ENCODER_FILE
 
     assert MANIFEST_FILE == TRAINED_ENCODER_FILE
     output = tmp_path / "run"

@@ -105,7 +105,7 @@ def test_the_nearer_and_joins_the_clauses(nlp):
 
 
 def test_corpus_extraction_respects_the_document_split(shared_data, tmp_path):
-    from training.data.splits import split_of
+    from research.splits import split_of
     from training.dissent.dataset import ExtractionSettings, extract_corpus_pairs
     from training.dissent.pairs import lengths_ok
 

@@ -7,8 +7,8 @@ from typing import List
 import pytest
 
 from coherence_metric.errors import InputError
-from training.data.documents import Document
-from training.data.splits import split_of
+from research.documents import Document
+from research.splits import split_of
 from training.multiview.data import SentenceStream, split_documents
 
 

@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 import torch
 
-from benchmarks.discoeval.encoder_specs import TRAINED_ENCODER_FILE, resolve_encoder
+from benchmarks.discoeval.encoder_specs import resolve_encoder
 from coherence_metric.errors import InputError
+from research.encoders import TRAINED_ENCODER_FILE
 from training.config import read_recipe_mapping
 from training.families import recipe_family
 from training.loop import read_loop_log

@@ -1,4 +1,6 @@
-"""Frozen sentence encoders for the probes: the protocol the suite needs, and a Hugging Face implementation.
+"""Frozen sentence encoders: the protocol DiscoEval's probes need, a Hugging Face implementation, and the spec
+options transformer encoders share. Here, not in ``benchmarks``, because training's CONPONO family hands its saved
+encoder to the probes as one of these, and the probes read the ``trained_encoder.json`` training writes.
 
 DiscoEval only needs ``encode(texts) -> (n, dim) float32`` and a ``signature`` that changes whenever the vectors
 would, so cached encodings are reused exactly when valid. torch and transformers are imported on first use, so
@@ -10,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 from pathlib import Path
-from typing import Any, List, Optional, Protocol, Sequence, Union, runtime_checkable
+from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Union, runtime_checkable
 
 import numpy as np
 
@@ -19,6 +21,8 @@ from coherence_metric.errors import InputError
 logger = logging.getLogger("coherence_metric.benchmarks")
 
 POOLINGS = ("cls", "mean")
+#: What a training family writes into an encoder folder it saves; ``trained:FOLDER`` specs read its ``family``.
+TRAINED_ENCODER_FILE = "trained_encoder.json"
 _WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".h5", ".msgpack")
 _FINGERPRINT_BYTES = 1 << 20
 _PROGRESS_EVERY = 100  # batches between progress lines, so a long background run shows it is alive
@@ -200,3 +204,22 @@ def _model_identity(model_ref: str) -> str:
                     handle.seek(-_FINGERPRINT_BYTES, 2)
                     digest.update(handle.read())
     return f"{folder.name}@{digest.hexdigest()[:16]}"
+
+
+def transformer_encoder_options(target: str, options: Mapping[str, str]) -> Dict[str, Any]:
+    """:class:`HuggingFaceEncoder` keyword arguments from spec options (``hf:``, ``checkpoint:`` and trained
+    transformer encoders share them); ``pooling`` is None when the spec leaves it to the encoder's default."""
+    known = {"layer", "pool", "batch", "maxlen", "device", "name"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise InputError(f"unknown option(s) {', '.join(unknown)} in encoder spec for {target}: "
+                         f"use {', '.join(sorted(known))}")
+    layer_text = options.get("layer", "-1")
+    try:
+        layer: Union[int, str] = "avg" if layer_text == "avg" else int(layer_text)
+        batch_size = int(options.get("batch", "64"))
+        max_length = int(options["maxlen"]) if "maxlen" in options else None
+    except ValueError as error:
+        raise InputError(f"non-numeric layer/batch/maxlen in encoder spec for {target}: {dict(options)}") from error
+    return {"layer": layer, "pooling": options.get("pool"), "batch_size": batch_size, "max_length": max_length,
+            "device": options.get("device", "cpu"), "display_name": options.get("name")}
