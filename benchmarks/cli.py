@@ -17,7 +17,7 @@ from typing import Any, Iterator, Optional
 import click
 
 from coherence_metric.errors import InputError
-from research.catalogue import ALL_SUITE_NAMES
+from coherence_metric.research.catalogue import ALL_SUITE_NAMES
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 DEFAULT_OUT_ROOT = Path("runs") / "benchmarks"

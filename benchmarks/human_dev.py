@@ -7,7 +7,7 @@ inside a group (a prompt, an article):
 - pairwise accuracy: same-group pairs whose ratings differ by the set's gap (1 point on a 1-5 scale, 20 on
   FFCI's 0-100); the better-rated text should score higher; a tie of the metric counts half (chance is 50%);
 - per-group Kendall: tau-b of score and rating over each group's texts, averaged over groups (the summary
-  level of ``benchmarks.correlation``);
+  level of ``coherence_metric.benchmarks.correlation``);
 - length-matched pairs: the pairs whose word counts differ by at most 10% of the longer text, where length
   alone cannot decide (HANNA's longer stories are rated more coherent, and word count wins there).
 
@@ -24,9 +24,9 @@ from typing import Any, Mapping, Optional, Sequence, Union
 import numpy as np
 
 from coherence_metric.errors import InputError
-from research.cache import JsonCache
-from research.datasets.base import DEFAULT_SEED
-from research.datasets.ratings import (
+from coherence_metric.research.cache import JsonCache
+from coherence_metric.research.datasets.base import DEFAULT_SEED
+from coherence_metric.research.datasets.ratings import (
     DEV_REPORT,
     DEV_SELECT,
     HUMAN_DEV_SETS,

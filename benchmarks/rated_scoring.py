@@ -9,8 +9,8 @@ from __future__ import annotations
 import logging
 from typing import Any, Optional, Sequence
 
-from research.cache import JsonCache
-from research.datasets.ratings import RatedSet
+from coherence_metric.research.cache import JsonCache
+from coherence_metric.research.datasets.ratings import RatedSet
 
 from .progress import progress_bar
 from .suites.scoring import ScoredDocuments, score_documents

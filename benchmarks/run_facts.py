@@ -6,8 +6,8 @@ import platform
 import time
 from typing import Any
 
+from coherence_metric.research.cache import JsonCache
 from coherence_metric.version import __version__
-from research.cache import JsonCache
 
 
 def run_facts(cache: JsonCache, started: float) -> dict[str, Any]:

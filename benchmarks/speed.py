@@ -32,8 +32,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable, Optional, Sequence
 
 from coherence_metric.errors import InputError
+from coherence_metric.research.standins import read_news_documents
 from coherence_metric.version import __version__
-from research.standins import read_news_documents
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 

@@ -3,7 +3,8 @@
 People choose a coherence metric from one table: its correlation with SummEval's expert coherence ratings
 (Fabbri et al. 2021; mean of 3 experts, 100 CNN/DailyMail articles x 16 systems) at the summary level, as in
 the UniEval and G-Eval papers. This suite scores the 1,600 summaries with the model under test and the
-baselines, and reports every level of ``benchmarks.correlation`` with bootstrap intervals over articles, plus
+baselines, and reports every level of ``coherence_metric.benchmarks.correlation`` with bootstrap intervals over
+articles, plus
 pairwise accuracy on same-article pairs with different ratings (ties of the metric count half). Beside them:
 
 - the scores Steen & Markert (COLING 2022) published for 17 coherence measures on the same summaries
@@ -20,10 +21,10 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from coherence_metric.errors import InputError
-from research.cache import JsonCache
-from research.data_dir import shared_data_dir
-from research.datasets.base import DEFAULT_SEED
-from research.datasets.ratings import RatedSet, RatedText, limit_groups, load_summeval_ratings
+from coherence_metric.research.cache import JsonCache
+from coherence_metric.research.data_dir import shared_data_dir
+from coherence_metric.research.datasets.base import DEFAULT_SEED
+from coherence_metric.research.datasets.ratings import RatedSet, RatedText, limit_groups, load_summeval_ratings
 
 from .correlation import BOOTSTRAP_SEED, DEFAULT_RESAMPLES, LEVELS, RatingTable, correlate, correlations_to_dict
 from .human_dev import ALL, group_credits

@@ -5,3 +5,8 @@ training can keep them out and benchmarks can score them) and sentence encoders.
 ``training -> research`` and ``benchmarks -> research``, never between ``training`` and ``benchmarks``, and
 ``research`` imports neither; the scoring package ``coherence_metric`` imports none of the three.
 """
+
+if __name__ != "coherence_metric.research":  # the folder on sys.path (a checkout's root) must not be a second copy
+    raise ImportError(f"import coherence_metric.research, not {__name__}: the research/ folder installs as "
+                      "coherence_metric.research (pip install -e . from the checkout)")
+

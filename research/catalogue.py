@@ -1,7 +1,8 @@
 """Which test sets each suite runs, and one loader for all of them (registered sets and the news stand-ins).
 
-``research.datasets`` knows the sets read from files; the news stand-ins are built from corpora and cached
-(``research.standins``). ``load_benchmark_test_set`` hides the difference, so a suite is just a list of names.
+``coherence_metric.research.datasets`` knows the sets read from files; the news stand-ins are built from corpora and
+cached (``coherence_metric.research.standins``). ``load_benchmark_test_set`` hides the difference, so a suite is just a
+list of names.
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from pathlib import Path
 from typing import Optional, Union
 
 from coherence_metric.errors import InputError
-from research.datasets import PROBE_TEST_SETS, TEST_SETS, TestSet, load_test_set, sample_subset
-from research.datasets.base import DEFAULT_SEED
-from research.standins import NEWS_INTRUSION, NEWS_PERMUTED, STANDIN_TEST_SETS, load_standin
+from coherence_metric.research.datasets import PROBE_TEST_SETS, TEST_SETS, TestSet, load_test_set, sample_subset
+from coherence_metric.research.datasets.base import DEFAULT_SEED
+from coherence_metric.research.standins import NEWS_INTRUSION, NEWS_PERMUTED, STANDIN_TEST_SETS, load_standin
 
-#: The paper's Table 1 test sets as we have them; the last three are stand-ins (see ``benchmarks.published``).
+#: The paper's Table 1 test sets as we have them; the last three are stand-ins (see
+#: ``coherence_metric.benchmarks.published``).
 PAPER_TEST_SETS = (
     "SUMMEVAL",
     "LMVLM",

@@ -13,7 +13,7 @@ class Document:
     Attributes:
         id: stable and unique across corpora, ``"<corpus>:<id inside the corpus>"`` (e.g. ``"reuters:12345"``),
             so that train/dev/test splits, hashed from it, never move when a corpus is added.
-        source: the corpus name, a key of ``research.corpora.CORPORA``.
+        source: the corpus name, a key of ``coherence_metric.research.corpora.CORPORA``.
         sentences: the document's sentences in their original order.
         title: the headline or article title when the corpus has one; never part of ``sentences``.
     """

@@ -80,7 +80,7 @@ def held_out_documents(corpus: str, split: str = "test", data_dir: Optional[Path
 
     The benchmarks build their permuted-document test from these (test split), so no model trained on
     the train split has seen them. Documents are returned whole; apply
-    ``training.data.examples.build_items`` (or at least the 4-sentence rule) for the paper's positives.
+    ``coherence_metric.training.data.examples.build_items`` (or at least the 4-sentence rule) for the paper's positives.
 
     Args:
         corpus: a key of ``CORPORA`` (e.g. ``"reuters"``, ``"wsj"``).

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
 from coherence_metric.errors import InputError
-from research.splits import held_out_documents
+from coherence_metric.research.splits import held_out_documents
 
 from .cache import JsonCache, digest
 from .datasets.base import DEFAULT_SEED, PairItem, TestSet
@@ -30,7 +30,7 @@ LOGGER = logging.getLogger("coherence_metric.benchmarks")
 
 NEWS_PERMUTED = "NEWS-PERMUTED"
 NEWS_INTRUSION = "NEWS-INTRUSION"
-#: The news corpora of ``research.corpora`` whose held-out test split the stand-ins are built from.
+#: The news corpora of ``coherence_metric.research.corpora`` whose held-out test split the stand-ins are built from.
 NEWS_CORPORA = ("reuters", "bbc", "abc", "lee")
 MIN_SENTENCES = 4
 MAX_SENTENCES = 10
@@ -73,7 +73,7 @@ def _recipe_notes(documents: Sequence[NewsDocument], seed: int) -> dict[str, Any
     corpora = sorted({doc_id.split(":", 1)[0] for doc_id, _ in documents})
     return {
         "corpora": corpora,
-        "split": "test (research.splits.held_out_documents)",
+        "split": "test (coherence_metric.research.splits.held_out_documents)",
         "documents": len(documents),
         "min_sentences": MIN_SENTENCES,
         "max_sentences": MAX_SENTENCES,

@@ -10,7 +10,7 @@ from typing import Any, Dict, List, Optional
 import click
 
 from coherence_metric.errors import InputError
-from research.corpora import CORPORA
+from coherence_metric.research.corpora import CORPORA
 
 from .data.examples import ExampleConfig
 from .data.storage import MANIFEST

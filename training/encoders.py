@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Mapping
 
 from coherence_metric.errors import InputError
-from research.encoders import TRAINED_ENCODER_FILE, SentenceEncoder
+from coherence_metric.research.encoders import TRAINED_ENCODER_FILE, SentenceEncoder
 
 from .families import FAMILIES
 

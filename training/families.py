@@ -1,8 +1,8 @@
 """Recipe families: which code trains a recipe, chosen by its top-level ``family:`` key.
 
 ``coherence`` (the default when the key is absent) is the coherence paper's pairwise / contrastive /
-full objectives in :mod:`training.trainer`. The other papers' objectives each live in their own package
-and train through :class:`training.loop.ObjectiveLoop`; each package exposes
+full objectives in :mod:`coherence_metric.training.trainer`. The other papers' objectives each live in their own package
+and train through :class:`coherence_metric.training.loop.ObjectiveLoop`; each package exposes
 ``run_recipe(path, overrides, progress) -> dict`` (the loop's result: steps, best, select, seconds,
 output_dir). Packages are imported only when their recipe runs.
 """
@@ -17,12 +17,14 @@ from coherence_metric.errors import InputError
 
 COHERENCE = "coherence"
 FAMILIES: Dict[str, str] = {
-    "conpono": "training.conpono.recipe",  # seed 001
-    "discoeval": "training.discoeval_criteria.recipe",  # seed 002, section 4: NSP / NL / SPP / SDT
-    "dissent": "training.dissent.recipe",  # seed 003
-    "multiview": "training.multiview.recipe",  # seed 004
-    "pointwise": "training.pointwise.recipe",  # one scale across texts, generator-like negatives (issue 32)
-    "sentence_scorer": "training.sentence_scorer.recipe",  # the default checkpoint's sentence-level term
+    "conpono": "coherence_metric.training.conpono.recipe",  # seed 001
+    "discoeval": "coherence_metric.training.discoeval_criteria.recipe",  # seed 002, section 4: NSP / NL / SPP / SDT
+    "dissent": "coherence_metric.training.dissent.recipe",  # seed 003
+    "multiview": "coherence_metric.training.multiview.recipe",  # seed 004
+    # one scale across texts, generator-like negatives (issue 32)
+    "pointwise": "coherence_metric.training.pointwise.recipe",
+    # the default checkpoint's sentence-level term
+    "sentence_scorer": "coherence_metric.training.sentence_scorer.recipe",
 }
 
 

@@ -1,6 +1,6 @@
 """The training loop of the other papers' objectives: CONPONO, DisSent, DiscoEval's criteria, multi-view.
 
-The coherence objectives (pairwise, contrastive, full) run in :mod:`training.trainer`, whose data,
+The coherence objectives (pairwise, contrastive, full) run in :mod:`coherence_metric.training.trainer`, whose data,
 mining and momentum queue are specific to them. Everything else plugs an :class:`Objective` into
 :class:`ObjectiveLoop`, which owns what every recipe needs and nothing more: the optimizer (AdamW, Adam
 or SGD), the learning-rate schedule (constant, warmup + linear, or DisSent's "divide by 5 when held-out
@@ -36,7 +36,8 @@ STATE_FILE = "loop_state.pt"
 LOG_FILE = "log.jsonl"
 OPTIMIZERS = ("adamw", "adam", "sgd")
 LOOP_SCHEDULES = ("constant", "linear", "shrink_on_plateau")
-# What may change when a run resumes (see training.resume): how long it trains, how often it logs, evaluates
+# What may change when a run resumes (see coherence_metric.training.resume): how long it trains, how often it logs,
+# evaluates
 # and saves, and where its folder is.
 RESUMABLE_CHANGES = ("loop.output_dir", "loop.max_steps", "loop.eval_every", "loop.log_every", "loop.save_every")
 
@@ -151,8 +152,8 @@ class ObjectiveLoop:
     """Trains one objective to ``max_steps`` (or until ``shrink_on_plateau`` runs out of rate).
 
     Writes into ``output_dir``: ``log.jsonl``, ``best/`` and ``final/`` (``objective.save`` fills a new folder
-    that then replaces the old one, see :mod:`training.state_files`), ``recipe.json`` (the ``loop:`` section
-    alone when no recipe is given) and ``loop_state.pt`` for resuming; a resume under a recipe that differs
+    that then replaces the old one, see :mod:`coherence_metric.training.state_files`), ``recipe.json`` (the ``loop:``
+    section alone when no recipe is given) and ``loop_state.pt`` for resuming; a resume under a recipe that differs
     outside :data:`RESUMABLE_CHANGES` is refused, naming the keys.
     """
 

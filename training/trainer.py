@@ -339,8 +339,8 @@ class Trainer:
     def save_model(self, folder: Path) -> Path:
         """Write the current model as a coherence checkpoint (the recipe's flavour) in place of ``folder``.
 
-        Written beside it and renamed into place (:func:`~training.state_files.replace_directory`): a kill or an
-        error during the write never costs the previous ``best/`` or ``final/``.
+        Written beside it and renamed into place (:func:`~coherence_metric.training.state_files.replace_directory`): a
+        kill or an error during the write never costs the previous ``best/`` or ``final/``.
         """
         flavour = self.recipe.train.save_flavour
         delta_dtype = torch.bfloat16 if self.recipe.train.delta_bf16 else None

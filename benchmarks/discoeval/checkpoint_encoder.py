@@ -12,7 +12,7 @@ import logging
 from typing import Any, Optional, Union
 
 from coherence_metric.errors import InputError
-from research.encoders import HuggingFaceEncoder
+from coherence_metric.research.encoders import HuggingFaceEncoder
 
 logger = logging.getLogger("coherence_metric.benchmarks")
 

@@ -5,7 +5,7 @@ a training objective's results (CONPONO k=1 vs k=2, the DiscoEval criteria rows,
 read side by side with the published rows of the same shape. Runs are combined only when they were
 evaluated alike (same seed and row limit), so every row is measured on the same DiscoEval items.
 
-    python -m benchmarks.discoeval.combine "CONPONO k=2 (ours)=runs/benchmarks/a/discoeval_x.json" \\
+    python -m coherence_metric.benchmarks.discoeval.combine "CONPONO k=2 (ours)=runs/benchmarks/a/discoeval_x.json" \\
         "MiniLM (no training)=runs/benchmarks/b/discoeval_y.json" --published "CONPONO (k=2)" --published BERT-Base
 """
 

@@ -8,11 +8,11 @@ folder>:name=all-MiniLM-L6-v2``; options may follow, ``minilm:pool=mean``). A ba
 a folder or a Hub id).
 
 Extension point: another kind of encoder plugs in with ``register_encoder_spec(prefix, factory)``, where
-``factory(target, options)`` returns a :class:`~research.encoders.SentenceEncoder`; nothing else in
+``factory(target, options)`` returns a :class:`~coherence_metric.research.encoders.SentenceEncoder`; nothing else in
 the suite changes. An installed package can declare one as an entry point of the group ``ENTRY_POINT_GROUP``
 (``prefix = module:factory``), loaded the first time a spec names the prefix: that is how ``trained:FOLDER``
 (an encoder one of training's other recipes saved: CONPONO, DisSent, DiscoEval's criteria, multi-view) arrives
-from ``training.encoders`` without the suite importing training.
+from ``coherence_metric.training.encoders`` without the suite importing training.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from coherence_metric.errors import InputError
-from research.encoders import HuggingFaceEncoder, SentenceEncoder, transformer_encoder_options
+from coherence_metric.research.encoders import HuggingFaceEncoder, SentenceEncoder, transformer_encoder_options
 
 EncoderFactory = Callable[[str, Mapping[str, str]], SentenceEncoder]
 """Builds an encoder from a spec's target (text after ``PREFIX:``, options removed) and its ``key=value`` options."""

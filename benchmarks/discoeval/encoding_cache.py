@@ -19,7 +19,7 @@ from typing import List, Union
 
 import numpy as np
 
-from research.encoders import SentenceEncoder
+from coherence_metric.research.encoders import SentenceEncoder
 
 logger = logging.getLogger("coherence_metric.benchmarks")
 

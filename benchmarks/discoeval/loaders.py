@@ -16,8 +16,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from coherence_metric.errors import InputError
-from research.data_dir import shared_data_dir
-from research.pickles import load_pickle
+from coherence_metric.research.data_dir import shared_data_dir
+from coherence_metric.research.pickles import load_pickle
 
 from .tasks import SPLITS, DiscoEvalTask, Example
 

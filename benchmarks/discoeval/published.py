@@ -86,7 +86,8 @@ ITER_2020_TABLE_5: Tuple[PublishedRow, ...] = (
     _row("CONPONO Small", SOURCE_ITER_2020_ABLATION, 45.41, 61.70, 67.71, 75.58, 35.26, 36.18, 46.58, 52.63),
 )
 """Seed 001, Table 5, the ablations (window size k, no MLM, a small transformer), with the paper's two decimals;
-its k=2 row is Table 1's CONPONO (k=2). Chosen by name in ``benchmarks.discoeval.combine --published``; suite
+its k=2 row is Table 1's CONPONO (k=2). Chosen by name in ``coherence_metric.benchmarks.discoeval.combine --published``;
+suite
 reports print only :data:`PUBLISHED_ROWS`."""
 
 PUBLISHED_ROWS: Tuple[PublishedRow, ...] = CHEN_2019_TABLE_2 + ITER_2020_TABLE_1

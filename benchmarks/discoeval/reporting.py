@@ -26,7 +26,8 @@ def render_markdown(result: Mapping[str, Any], published: Sequence[PublishedRow]
     """Render the result as Markdown: group table with the published rows, per-task table, flags and caveats.
 
     Args:
-        result: a dict returned by :func:`~benchmarks.discoeval.runner.run_discoeval` (or read from its JSON).
+        result: a dict returned by :func:`~coherence_metric.benchmarks.discoeval.runner.run_discoeval` (or read from its
+        JSON).
         published: published rows to print beside ours.
 
     Returns:

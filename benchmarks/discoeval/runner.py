@@ -17,8 +17,8 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 
 import numpy as np
 
+from coherence_metric.research.encoders import SentenceEncoder
 from coherence_metric.version import __version__
-from research.encoders import SentenceEncoder
 
 from .classifiers import describe_classifier, train_and_test
 from .encoder_specs import resolve_encoder
@@ -42,7 +42,7 @@ def run_discoeval(encoder_spec: Union[str, SentenceEncoder], tasks: Optional[Ite
 
     Args:
         encoder_spec: an encoder spec (``minilm``, ``hf:PATH[:layer=N][:pool=cls|mean]``, see
-            :mod:`benchmarks.discoeval.encoder_specs`) or a :class:`SentenceEncoder` object.
+            :mod:`coherence_metric.benchmarks.discoeval.encoder_specs`) or a :class:`SentenceEncoder` object.
         tasks: task or group names (``SP``, ``SP/wiki``, ``PDTB-E``, ``RST``...); None runs all twelve tasks.
         limit: at most this many rows per split, a seeded subset (smoke runs; such results are flagged).
         out_dir: if given, write the JSON result, the Markdown table and the PNG chart there.

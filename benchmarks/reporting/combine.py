@@ -5,7 +5,8 @@ model at a time (``coherence-metric benchmark --model X --suite paper --out DIR`
 reports side by side. Runs are combined only when they scored the same pairs (same suite, limit and seed),
 so every column is measured on identical test items; baselines are read from the first run.
 
-    python -m benchmarks.reporting.combine full=runs/benchmarks/a/paper.json pairwise=runs/benchmarks/b/paper.json
+    python -m coherence_metric.benchmarks.reporting.combine full=runs/benchmarks/a/paper.json \
+        pairwise=runs/benchmarks/b/paper.json
 """
 
 from __future__ import annotations

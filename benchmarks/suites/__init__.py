@@ -1,4 +1,5 @@
-"""Benchmark suites: which test sets (``research.catalogue``), which systems (``systems``), scoring through the cache
+"""Benchmark suites: which test sets (``coherence_metric.research.catalogue``), which systems (``systems``), scoring
+through the cache
 (``scoring``) and the loop that ties them together (``runner.run_suite``)."""
 
 from .runner import run_benchmark, run_suite

@@ -12,10 +12,10 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence, Union
 
-from research.cache import JsonCache
-from research.catalogue import load_benchmark_test_set, suite_test_sets
-from research.datasets import TestSet, sample_subset
-from research.datasets.base import DEFAULT_SEED
+from coherence_metric.research.cache import JsonCache
+from coherence_metric.research.catalogue import load_benchmark_test_set, suite_test_sets
+from coherence_metric.research.datasets import TestSet, sample_subset
+from coherence_metric.research.datasets.base import DEFAULT_SEED
 
 from ..progress import progress_bar
 from ..published import published_for

@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional
 
 from coherence_metric.errors import InputError
-from research.cache import JsonCache, digest
-from research.datasets import TestSet
-from research.datasets.base import LMVLM_AGREEMENT, PAIRWISE_ACCURACY
+from coherence_metric.research.cache import JsonCache, digest
+from coherence_metric.research.datasets import TestSet
+from coherence_metric.research.datasets.base import LMVLM_AGREEMENT, PAIRWISE_ACCURACY
 
 from ..metrics import annotation_matrix, lmvlm_agreement, model_labels, nominal_alpha, pairwise_accuracy
 from .systems import BenchmarkSystem

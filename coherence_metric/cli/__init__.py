@@ -60,7 +60,8 @@ class MetricGroup(LazyGroup):
 
 @click.group(
     cls=MetricGroup,
-    lazy_subcommands={"train": "training.cli:train", "benchmark": "benchmarks.cli:benchmark"},
+    lazy_subcommands={"train": "coherence_metric.training.cli:train",
+                      "benchmark": "coherence_metric.benchmarks.cli:benchmark"},
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 @click.version_option(__version__, prog_name="coherence-metric")

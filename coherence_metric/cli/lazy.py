@@ -9,7 +9,8 @@ import click
 
 from ..errors import CoherenceMetricError
 
-_EXTRAS = {"training": "train", "benchmarks": "bench"}
+#: The package a lazy command lives in -> the extra that installs its dependencies.
+_EXTRAS = {"coherence_metric.training": "train", "coherence_metric.benchmarks": "bench"}
 
 
 def _unavailable(name: str, reason: str) -> click.Command:
@@ -57,7 +58,7 @@ class LazyGroup(click.Group):
 
     def _load(self, name: str) -> click.Command:
         module_name, attribute = self.lazy_subcommands[name].split(":")
-        package = module_name.split(".")[0]
+        package = next((name for name in _EXTRAS if module_name.startswith(name + ".")), module_name.split(".")[0])
         extra = _EXTRAS.get(package, package)
         try:
             module = importlib.import_module(module_name)

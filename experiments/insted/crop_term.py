@@ -13,9 +13,9 @@ import random
 import sys
 from pathlib import Path
 
-import training.sentence_scorer.recipe as recipe_module
+import coherence_metric.training.sentence_scorer.recipe as recipe_module
 from experiments.insted.cropping import crop_half
-from training.config import read_recipe_mapping
+from coherence_metric.training.config import read_recipe_mapping
 
 original_sample_groups = recipe_module.sample_groups
 

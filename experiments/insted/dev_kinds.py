@@ -23,16 +23,16 @@ import torch
 
 from coherence_metric.cohesion import SentenceCohesion
 from coherence_metric.scorer import CoherenceScorer
-from training.evaluation import Span, group_documents
-from training.sentence_scorer.fit import term_scores
-from training.sentence_scorer.groups import (
+from coherence_metric.training.evaluation import Span, group_documents
+from coherence_metric.training.sentence_scorer.fit import term_scores
+from coherence_metric.training.sentence_scorer.groups import (
     EmbeddedGroups,
     cache_key,
     draw_items,
     intrusions_by_kind,
     load_items,
 )
-from training.sentence_scorer.recipe import SentenceScorerData
+from coherence_metric.training.sentence_scorer.recipe import SentenceScorerData
 
 COSINE_WEIGHTS = (1, 2, 4, 8, 16)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from typing import Dict, List
 
-from research.catalogue import suite_test_sets
+from coherence_metric.research.catalogue import suite_test_sets
 from experiments.insted.cached import COSINE, DEFAULT, HEAD, NO_FT, cached_scores, load_test_set, metric, shipped_term
 
 COSINE_WEIGHTS = (0, 0.5, 1, 2, 4, 8, 16)

@@ -17,11 +17,11 @@ import sys
 from pathlib import Path
 from typing import List
 
-import training.data.intrusions as intrusions_module
+import coherence_metric.training.data.intrusions as intrusions_module
 from experiments.insted.cropping import crop_half
-from training.config import load_recipe
-from training.data.examples import TrainingItem
-from training.trainer import Trainer
+from coherence_metric.training.config import load_recipe
+from coherence_metric.training.data.examples import TrainingItem
+from coherence_metric.training.trainer import Trainer
 
 original_load_data = Trainer._load_data
 

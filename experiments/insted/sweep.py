@@ -8,7 +8,7 @@ where NEWS-PERMUTED falls under 90%": dev chose w = 0.5.
 
 from __future__ import annotations
 
-from research.catalogue import suite_test_sets
+from coherence_metric.research.catalogue import suite_test_sets
 from experiments.insted.cached import COSINE, HEAD, TERM_WEIGHT, cached_scores, load_test_set, metric, shipped_term
 
 TERM_WEIGHTS = (0, 0.25, 0.5, 1, 2, 4, 8, 1000)

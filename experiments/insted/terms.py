@@ -19,7 +19,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import torch
 
-from research.catalogue import suite_test_sets
+from coherence_metric.research.catalogue import suite_test_sets
 from coherence_metric.backbones import resolve_backbone_folder
 from coherence_metric.checkpoint import load_checkpoint
 from coherence_metric.cohesion import SentenceCohesion
@@ -34,7 +34,7 @@ from experiments.insted.cached import (
     metric,
     shipped_term,
 )
-from training.sentence_scorer.groups import cache_key, embedded_groups
+from coherence_metric.training.sentence_scorer.groups import cache_key, embedded_groups
 
 EMBEDDINGS = Path("runs/term-embeddings")
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional
 
 from coherence_metric.errors import InputError
+from coherence_metric.research.data_dir import shared_data_dir
 from coherence_metric.sentences import split_sentences
-from research.data_dir import shared_data_dir
 
 from ..documents import Document
 
@@ -22,7 +22,7 @@ def corpora_dir(data_dir: Optional[Path] = None) -> Path:
     """Return ``<shared data>/corpora``, raising an InputError that names it when it is missing.
 
     Args:
-        data_dir: the shared data folder; ``None`` means ``research.data_dir.shared_data_dir()``.
+        data_dir: the shared data folder; ``None`` means ``coherence_metric.research.data_dir.shared_data_dir()``.
 
     Returns:
         The folder holding one sub-folder per corpus.

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from coherence_metric.errors import InputError
-from research.data_dir import shared_data_dir
+from coherence_metric.research.data_dir import shared_data_dir
 
 from ..pickles import load_pickle
 from .base import PairItem

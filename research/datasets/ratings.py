@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional
 
 from coherence_metric.errors import InputError
+from coherence_metric.research.data_dir import shared_data_dir
 from coherence_metric.sentences import split_sentences
-from research.data_dir import shared_data_dir
 
 from .summeval import DATA_FILE as SUMMEVAL_FILE
 from .summeval import read_summeval_articles

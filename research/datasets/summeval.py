@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from coherence_metric.errors import InputError
+from coherence_metric.research.data_dir import shared_data_dir
 from coherence_metric.sentences import split_sentences
-from research.data_dir import shared_data_dir
 
 from .base import DEFAULT_SEED, PairItem, TestSet
 

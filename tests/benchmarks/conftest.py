@@ -7,7 +7,7 @@ from typing import Callable
 
 import pytest
 
-from research.data_dir import ENV_VAR, find_shared_data_dir
+from coherence_metric.research.data_dir import ENV_VAR, find_shared_data_dir
 
 
 @pytest.fixture(scope="session")
@@ -35,7 +35,7 @@ def require_data(shared_data: Path) -> Callable[[str], Path]:
 @pytest.fixture(scope="session")
 def load_cached(shared_data: Path):
     """Return a loader of registered test sets that loads each (name, seed) once per session."""
-    from research.datasets import load_test_set
+    from coherence_metric.research.datasets import load_test_set
 
     cache: dict = {}
 

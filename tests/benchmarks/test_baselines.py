@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.baselines import AdjacentSentenceCosineBaseline, RandomBaseline
+from coherence_metric.benchmarks.baselines import AdjacentSentenceCosineBaseline, RandomBaseline
 from coherence_metric.cohesion import SentenceCohesion
 from coherence_metric.errors import InputError
 

@@ -45,14 +45,14 @@ def test_bad_numbers_are_one_line(option, value, message):
 
 
 def test_discoeval_without_an_encoder_says_what_to_pass(monkeypatch):
-    import benchmarks.discoeval as discoeval
+    import coherence_metric.benchmarks.discoeval as discoeval
 
     monkeypatch.setattr(discoeval, "registered_prefixes", lambda: ["hf", "minilm"])
     assert "--encoder" in _one_line_error(_invoke("--suite", "discoeval"))
 
 
 def test_discoeval_options_are_passed_through_to_its_runner(monkeypatch, tmp_path):
-    import benchmarks.discoeval as discoeval
+    import coherence_metric.benchmarks.discoeval as discoeval
 
     calls = []
 
@@ -83,7 +83,7 @@ def test_the_probes_suite_prints_the_table_and_writes_the_reports(bert_checkpoin
 
 
 def test_the_speed_suite_runs_from_the_command_line(bert_checkpoint, tmp_path, monkeypatch):
-    from benchmarks import speed
+    from coherence_metric.benchmarks import speed
 
     from .test_speed import SENTENCES, TINY_XLNET
 

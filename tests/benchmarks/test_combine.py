@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from benchmarks.reporting.combine import combine_runs, main, read_run, render_combined_markdown
-from benchmarks.suites import run_suite
+from coherence_metric.benchmarks.reporting.combine import combine_runs, main, read_run, render_combined_markdown
+from coherence_metric.benchmarks.suites import run_suite
 from coherence_metric.errors import InputError
-from research.datasets import PairItem, TestSet
+from coherence_metric.research.datasets import PairItem, TestSet
 
 DOCS = [
     ["The bank raised rates.", "Markets fell at once.", "Analysts had expected it."],

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks.correlation import (
+from coherence_metric.benchmarks.correlation import (
     correlate,
     kendall_rows,
     level_correlation,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from coherence_metric.errors import InputError
-from research.datasets import PROBE_NAMES, PROBE_TEST_SETS, TEST_SETS, load_test_set
+from coherence_metric.research.datasets import PROBE_NAMES, PROBE_TEST_SETS, TEST_SETS, load_test_set
 
 #: Items per test set, from the READMEs in shared/data (SUMMEVAL and the WSJ sample are rebuilt here).
 EXPECTED_COUNTS = {

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from coherence_metric.errors import InputError
-from research.datasets.intrusion import build_intrusion_pairs
+from coherence_metric.research.datasets.intrusion import build_intrusion_pairs
 
 DOCUMENTS = [
     ["Markets opened quietly on Monday.", "The central bank raised interest rates by half a point."],

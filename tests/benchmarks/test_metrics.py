@@ -8,7 +8,13 @@ import krippendorff
 import numpy as np
 import pytest
 
-from benchmarks.metrics import annotation_matrix, lmvlm_agreement, model_labels, nominal_alpha, pairwise_accuracy
+from coherence_metric.benchmarks.metrics import (
+    annotation_matrix,
+    lmvlm_agreement,
+    model_labels,
+    nominal_alpha,
+    pairwise_accuracy,
+)
 from coherence_metric.errors import InputError
 
 

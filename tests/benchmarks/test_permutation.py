@@ -7,7 +7,11 @@ import random
 import pytest
 
 from coherence_metric.errors import InputError
-from research.datasets.permutation import distinct_orderings, permute_sentences, sample_permutation_orders
+from coherence_metric.research.datasets.permutation import (
+    distinct_orderings,
+    permute_sentences,
+    sample_permutation_orders,
+)
 
 DOC = [f"Sentence number {i}." for i in range(10)]
 

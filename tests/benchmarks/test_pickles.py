@@ -9,8 +9,8 @@ import pickle
 import pytest
 
 from coherence_metric.errors import InputError
-from research.datasets.paradigm import read_pair_pickle
-from research.pickles import load_pickle
+from coherence_metric.research.datasets.paradigm import read_pair_pickle
+from coherence_metric.research.pickles import load_pickle
 
 
 class _Record:

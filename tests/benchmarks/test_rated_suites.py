@@ -7,17 +7,21 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from benchmarks.baselines import (
+from coherence_metric.benchmarks.baselines import (
     RepeatedTrigramBaseline,
     SentenceCountBaseline,
     WordCountBaseline,
     repeated_trigram_share,
 )
-from benchmarks.correlation import correlate
-from benchmarks.human_dev import group_credits, run_human_dev
-from benchmarks.summeval_correlation import load_published_predictions, rating_table, run_summeval_correlation
+from coherence_metric.benchmarks.correlation import correlate
+from coherence_metric.benchmarks.human_dev import group_credits, run_human_dev
+from coherence_metric.benchmarks.summeval_correlation import (
+    load_published_predictions,
+    rating_table,
+    run_summeval_correlation,
+)
 from coherence_metric.errors import InputError
-from research.datasets.ratings import (
+from coherence_metric.research.datasets.ratings import (
     DEV_REPORT,
     DEV_SELECT,
     HUMAN_DEV_SETS,

@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from benchmarks.published import TABLE_3, published_for
-from benchmarks.reporting import (
+from coherence_metric.benchmarks.published import TABLE_3, published_for
+from coherence_metric.benchmarks.reporting import (
     render_speed_markdown,
     render_suite_markdown,
     write_speed_reports,
     write_suite_reports,
 )
-from research.datasets import PROBE_NAMES
+from coherence_metric.research.datasets import PROBE_NAMES
 
 SYSTEMS = ["local:ckpt", "random", "No FT", "adjacent cosine"]
 

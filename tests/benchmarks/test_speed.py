@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks import speed
+from coherence_metric.benchmarks import speed
 
 SENTENCES = [
     f"Sentence number {number} tells of {topic} in the {place} during the year {1990 + number}."

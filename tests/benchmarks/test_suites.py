@@ -6,13 +6,13 @@ import json
 
 import pytest
 
-from benchmarks.suites import run_suite
+from coherence_metric.benchmarks.suites import run_suite
 from coherence_metric.errors import InputError
-from research import standins
-from research.cache import ENV_VAR, JsonCache, benchmark_cache_dir
-from research.catalogue import PAPER_TEST_SETS, suite_test_sets
-from research.datasets import PairItem, TestSet
-from research.datasets.base import LMVLM_AGREEMENT
+from coherence_metric.research import standins
+from coherence_metric.research.cache import ENV_VAR, JsonCache, benchmark_cache_dir
+from coherence_metric.research.catalogue import PAPER_TEST_SETS, suite_test_sets
+from coherence_metric.research.datasets import PairItem, TestSet
+from coherence_metric.research.datasets.base import LMVLM_AGREEMENT
 
 NEWS = [
     (f"toy:{number}", [f"Story {number} sentence {index} about {topic} and markets." for index in range(length)])
@@ -130,7 +130,7 @@ def _toy_sets() -> list[TestSet]:
 @pytest.fixture
 def count_calls(monkeypatch):
     """Count calls to the transformer scorer and the cosine baseline."""
-    from benchmarks.baselines import AdjacentSentenceCosineBaseline
+    from coherence_metric.benchmarks.baselines import AdjacentSentenceCosineBaseline
     from coherence_metric.scorer import CoherenceScorer
 
     calls = {"scorer": 0, "cosine": 0}
@@ -213,7 +213,7 @@ def test_the_paper_suite_runs_on_the_real_sets_with_published_numbers(bert_check
 
 def test_no_ft_falls_back_to_the_checkpoints_own_backbone_when_the_pretrained_one_is_gone(bert_checkpoint,
                                                                                           corrupt_copy):
-    from benchmarks.suites.systems import no_ft_backbone
+    from coherence_metric.benchmarks.suites.systems import no_ft_backbone
     from coherence_metric.checkpoint_config import CONFIG_NAME
 
     assert no_ft_backbone(bert_checkpoint).note.startswith("the pretrained backbone")

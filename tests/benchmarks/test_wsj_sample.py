@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from research.datasets.wsj_sample import load_wsj_sample_permuted
+from coherence_metric.research.datasets.wsj_sample import load_wsj_sample_permuted
 
 
 def test_recipe_counts(load_cached):

@@ -135,14 +135,15 @@ def test_lazy_commands_load_on_use_and_missing_ones_say_so(runner):
     listed = invoke(runner, ["--help"])
     assert "train" in listed.stdout and "benchmark" in listed.stdout
 
-    @click.group(cls=MetricGroup, lazy_subcommands={"future": "training.not_written_yet:future"})
+    @click.group(cls=MetricGroup, lazy_subcommands={"future": "coherence_metric.training.not_written_yet:future"})
     @click.pass_context
     def group(ctx):
         ctx.ensure_object(dict)
 
     result = runner.invoke(group, ["future", "--anything"])
-    assert_one_line_error(result, "`coherence-metric future` is not available: module training.not_written_yet",
-                          "not found in the 'training' package imported from")
+    assert_one_line_error(result, "`coherence-metric future` is not available: module "
+                          "coherence_metric.training.not_written_yet", "not found in the 'coherence_metric.training' "
+                          "package imported from")
 
 
 def test_help_does_not_import_torch_or_transformers():

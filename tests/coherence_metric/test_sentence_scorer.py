@@ -184,7 +184,7 @@ def test_a_model_refuses_a_term_of_another_width(tiny_bert_dir):
 
 
 def test_training_refuses_to_start_from_a_checkpoint_whose_term_it_would_drop(checkpoints, tiny_bert_dir):
-    from training.model_setup import start_from_checkpoint
+    from coherence_metric.training.model_setup import start_from_checkpoint
 
     model = CoherenceModel.from_backbone(tiny_bert_dir, max_length=64, seed=0)
     with pytest.raises(InputError, match="has a sentence-level term, which this recipe would drop"):

@@ -15,12 +15,12 @@ from typing import Dict, Iterator, List, Optional, Tuple
 
 from ..conftest import REPO_DIR
 
-#: Layer name -> the folder holding its source and the module prefix it is imported under.
+#: Layer name -> the folder holding its source and the module prefix it is imported under (setup.py maps the folders).
 LAYERS: Dict[str, Tuple[Path, str]] = {
     "coherence_metric": (REPO_DIR / "coherence_metric", "coherence_metric"),
-    "research": (REPO_DIR / "research", "research"),
-    "training": (REPO_DIR / "training", "training"),
-    "benchmarks": (REPO_DIR / "benchmarks", "benchmarks"),
+    "research": (REPO_DIR / "research", "coherence_metric.research"),
+    "training": (REPO_DIR / "training", "coherence_metric.training"),
+    "benchmarks": (REPO_DIR / "benchmarks", "coherence_metric.benchmarks"),
 }
 #: Layer -> the layers it must never import.
 FORBIDDEN: Dict[str, Tuple[str, ...]] = {
@@ -87,10 +87,13 @@ def test_no_import_crosses_a_forbidden_arrow() -> None:
 def test_the_check_sees_imports_hidden_inside_functions(tmp_path) -> None:
     """The check must fail on the kind of import it exists to catch: one tucked inside a function body."""
     source = tmp_path / "hidden.py"
-    source.write_text("def f():\n    from training.data import splits\n    from .. import benchmarks\n")
+    source.write_text("def f():\n    from coherence_metric.training.data import splits\n"
+                      "    from .. import benchmarks\n")
     assert [target for _, target in _imports(source, "coherence_metric.cli.hidden")] == [
-        "training.data", "training.data.splits", "coherence_metric", "coherence_metric.benchmarks"]
-    assert layer_of("training.data.splits") == "training" and layer_of("numpy") is None
+        "coherence_metric.training.data", "coherence_metric.training.data.splits", "coherence_metric",
+        "coherence_metric.benchmarks"]
+    assert layer_of("coherence_metric.training.data.splits") == "training" and layer_of("numpy") is None
+    assert layer_of("coherence_metric.scorer") == "coherence_metric"
 
 
 def test_the_layers_still_import_each_other_where_allowed() -> None:
@@ -101,3 +104,18 @@ def test_the_layers_still_import_each_other_where_allowed() -> None:
             seen[layer].update(layer_of(target) for _, target in _imports(path, _module_name(path, folder, prefix)))
     assert "research" in seen["training"] and "research" in seen["benchmarks"]
     assert "coherence_metric" in seen["research"]
+
+
+def test_nothing_imports_the_folders_under_their_old_top_level_names() -> None:
+    """``training``, ``benchmarks`` and ``research`` import only as ``coherence_metric.<name>``: a bare name would load
+    a second copy of the same files from a checkout's root (and fails there, see test_wheel.py)."""
+    old = {"training", "benchmarks", "research"}
+    found = []
+    roots = {folder: prefix for folder, prefix in LAYERS.values()}
+    roots.update({REPO_DIR / name: name for name in ("tests", "experiments", "examples")})
+    for folder, prefix in roots.items():
+        for path in sorted(folder.rglob("*.py")) if folder.is_dir() else []:
+            imports = _imports(path, _module_name(path, folder, prefix))
+            found += [f"{path.relative_to(REPO_DIR)}:{line} imports {target}" for line, target in imports
+                      if target.split(".")[0] in old]
+    assert found == []

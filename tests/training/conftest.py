@@ -8,7 +8,7 @@ from typing import List, Sequence
 
 import pytest
 
-from research.data_dir import find_shared_data_dir
+from coherence_metric.research.data_dir import find_shared_data_dir
 
 
 @pytest.fixture(scope="session")
@@ -55,10 +55,10 @@ def word_counter() -> WordCounter:
 @pytest.fixture(scope="session")
 def tiny_training_data(shared_data, tiny_bert_dir, tmp_path_factory) -> Path:
     """16 train and 8 dev items built the paper's way from the first Lee ABC news documents."""
-    from research.corpora import CORPORA
-    from training.data.examples import ExampleConfig, build_items
-    from training.data.storage import split_path, write_split
-    from training.data.tokens import TokenCounter, load_tokenizer
+    from coherence_metric.research.corpora import CORPORA
+    from coherence_metric.training.data.examples import ExampleConfig, build_items
+    from coherence_metric.training.data.storage import split_path, write_split
+    from coherence_metric.training.data.tokens import TokenCounter, load_tokenizer
 
     counter = TokenCounter(load_tokenizer(str(tiny_bert_dir)))
     config = ExampleConfig(max_tokens=100, negatives=8, seed=1)

@@ -14,7 +14,7 @@ from typing import List, Optional, Sequence
 
 import pytest
 
-from training.data.corruptions import (
+from coherence_metric.training.data.corruptions import (
     CORRUPTIONS,
     KIND_DESCRIPTIONS,
     contradiction,
@@ -263,7 +263,7 @@ def test_each_kind_is_deterministic_for_a_seed(kind):
 
 
 def test_results_do_not_depend_on_string_hashing():
-    script = ("import json, random; from training.data.corruptions import CORRUPTIONS; "
+    script = ("import json, random; from coherence_metric.training.data.corruptions import CORRUPTIONS; "
               "from tests.training.test_corruptions import TEXTS, POOL; "
               "print(json.dumps([f(t, random.Random(s), POOL) for f in CORRUPTIONS.values() for t in TEXTS "
               "for s in range(3)]))")

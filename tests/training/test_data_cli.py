@@ -6,8 +6,8 @@ import json
 
 from click.testing import CliRunner
 
-from training.cli import train
-from training.data import read_split, split_path
+from coherence_metric.training.cli import train
+from coherence_metric.training.data import read_split, split_path
 
 
 def test_prepare_tiny_run(shared_data, tmp_path, monkeypatch):

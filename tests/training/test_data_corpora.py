@@ -12,10 +12,10 @@ from typing import Dict, List
 
 import pytest
 
-from research.corpora import CORPORA
-from research.corpora.reuters import body_paragraphs, read_reuters_file
-from research.corpora.wiki import is_heading, read_wiki_file
-from research.documents import Document
+from coherence_metric.research.corpora import CORPORA
+from coherence_metric.research.corpora.reuters import body_paragraphs, read_reuters_file
+from coherence_metric.research.corpora.wiki import is_heading, read_wiki_file
+from coherence_metric.research.documents import Document
 
 SMALL_CORPORA = ("bbc", "wsj", "abc", "lee", "mctest", "tales")
 

@@ -7,11 +7,11 @@ from itertools import permutations
 
 import pytest
 
-from research.documents import Document
-from training.data import ExampleConfig, build_items, document_blocks, negative_orders
-from training.data.examples import BuildCounts, TrainingItem, sentences_within_cap
-from training.data.permutations import distinct_arrangements
-from training.data.tokens import TokenCounter
+from coherence_metric.research.documents import Document
+from coherence_metric.training.data import ExampleConfig, build_items, document_blocks, negative_orders
+from coherence_metric.training.data.examples import BuildCounts, TrainingItem, sentences_within_cap
+from coherence_metric.training.data.permutations import distinct_arrangements
+from coherence_metric.training.data.tokens import TokenCounter
 
 
 def make_document(n_sentences: int, doc_id: str = "test:1", words: int = 5) -> Document:
@@ -127,7 +127,7 @@ def test_item_json_round_trip(word_counter):
 
 
 def test_real_documents_are_cut_into_blocks_of_ten(shared_data, minilm_tokenizer):
-    from research.corpora.wiki import read_wiki_file
+    from coherence_metric.research.corpora.wiki import read_wiki_file
 
     counter = TokenCounter(minilm_tokenizer)
     path = shared_data / "corpora" / "enwiki_wikiextractor_2015" / "text" / "AA" / "wiki_00.xz"
@@ -143,7 +143,7 @@ def test_real_documents_are_cut_into_blocks_of_ten(shared_data, minilm_tokenizer
 
 def test_sentence_counts_add_up_to_the_joined_text(shared_data, minilm_tokenizer):
     # The cap is measured per sentence; for WordPiece the sum equals the count of the space-joined block.
-    from research.corpora.bbc import read_bbc
+    from coherence_metric.research.corpora.bbc import read_bbc
 
     counter = TokenCounter(minilm_tokenizer)
     for document in list(read_bbc(shared_data / "corpora" / "bbc_fulltext"))[:100:5]:

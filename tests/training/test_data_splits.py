@@ -7,10 +7,10 @@ from collections import Counter
 import pytest
 
 from coherence_metric.errors import InputError
-from research.documents import Document
-from research.splits import SPLITS, duplicate_ids, held_out_documents, split_of
-from training.data import read_split, split_path
-from training.data.prepare import prepare_dataset
+from coherence_metric.research.documents import Document
+from coherence_metric.research.splits import SPLITS, duplicate_ids, held_out_documents, split_of
+from coherence_metric.training.data import read_split, split_path
+from coherence_metric.training.data.prepare import prepare_dataset
 
 PINNED_REUTERS = {1: "train", 7: "dev", 35: "dev", 44: "test", 63: "test"}
 

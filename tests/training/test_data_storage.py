@@ -8,9 +8,9 @@ import json
 import pytest
 
 from coherence_metric.errors import InputError
-from training.data import TrainingItem, read_split, write_split
-from training.data.prepare import prepare_dataset
-from training.data.storage import read_manifest
+from coherence_metric.training.data import TrainingItem, read_split, write_split
+from coherence_metric.training.data.prepare import prepare_dataset
+from coherence_metric.training.data.storage import read_manifest
 
 
 def sample_items():

@@ -7,18 +7,18 @@ import json
 import pytest
 
 from coherence_metric import InputError
-from training.config import recipe_from_dict
-from training.data.decontamination import contaminated_documents, drop_documents, sentence_key
-from training.data.examples import TrainingItem
-from training.data.intrusions import (
+from coherence_metric.training.config import recipe_from_dict
+from coherence_metric.training.data.decontamination import contaminated_documents, drop_documents, sentence_key
+from coherence_metric.training.data.examples import TrainingItem
+from coherence_metric.training.data.intrusions import (
     build_document_intrusions,
     build_intrusions,
     build_sibling_intrusions,
     intrusion_document,
     nearest_documents,
 )
-from training.data.storage import read_split, split_path, write_split
-from training.trainer import INTRUSIONS_FILE, Trainer, read_log
+from coherence_metric.training.data.storage import read_split, split_path, write_split
+from coherence_metric.training.trainer import INTRUSIONS_FILE, Trainer, read_log
 
 from .test_trainer import recipe
 
@@ -112,7 +112,7 @@ def test_an_intrusion_document_swaps_exactly_one_sentence():
 
 
 def test_documents_sharing_a_long_sentence_with_a_test_set_are_found_and_dropped(shared_data):
-    from training.data.decontamination import benchmark_sentences
+    from coherence_metric.training.data.decontamination import benchmark_sentences
 
     probe_sentences = benchmark_sentences("probes")  # the real probe sets, read from ../shared/data
     shared = PROBE_SENTENCE

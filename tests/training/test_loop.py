@@ -13,7 +13,7 @@ import torch
 from torch import nn
 
 from coherence_metric.errors import InputError
-from training.loop import LoopConfig, ObjectiveLoop, read_loop_log, scheduled_lr
+from coherence_metric.training.loop import LoopConfig, ObjectiveLoop, read_loop_log, scheduled_lr
 
 
 class LinearProbe:

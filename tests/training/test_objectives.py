@@ -8,7 +8,7 @@ import random
 import pytest
 import torch
 
-from training.objectives import (
+from coherence_metric.training.objectives import (
     NegativeQueue,
     contrastive_margin_loss,
     document_slice,

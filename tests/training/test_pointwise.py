@@ -9,10 +9,10 @@ import pytest
 import torch
 
 from coherence_metric.errors import InputError
-from research.documents import Document
-from training.pointwise.objective import pointwise_losses, ranking_auc
-from training.pointwise.recipe import recipe_from_mapping, run_recipe
-from training.pointwise.texts import PointwiseData, make_example, sample_documents, styled
+from coherence_metric.research.documents import Document
+from coherence_metric.training.pointwise.objective import pointwise_losses, ranking_auc
+from coherence_metric.training.pointwise.recipe import recipe_from_mapping, run_recipe
+from coherence_metric.training.pointwise.texts import PointwiseData, make_example, sample_documents, styled
 
 DOCUMENT = Document("toy:1", "toy", ["Anna Berg opened a bakery in Oslo in 1998.", "She sold it in 2004 to a chain.",
                                      "The chain closed it two years later.", "Locals still miss the bread.",
@@ -79,7 +79,7 @@ def test_a_recipe_naming_an_unknown_kind_or_style_is_refused_by_name():
 
 
 def test_train_and_dev_documents_come_from_their_own_splits(shared_data):
-    from research.splits import split_of
+    from coherence_metric.research.splits import split_of
 
     data = PointwiseData(corpora=["lee"], train_documents=5, dev_documents=3, decontaminate=False)
     train, dev = sample_documents(data, "train"), sample_documents(data, "dev")

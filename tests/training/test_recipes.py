@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from coherence_metric.errors import InputError
-from training.config import load_recipe
+from coherence_metric.training.config import load_recipe
 
 CONFIGS = Path(__file__).resolve().parents[2] / "training" / "configs"
 
@@ -83,8 +83,8 @@ def test_numbers_written_as_yaml_text_are_read_as_numbers_and_wrong_types_are_na
 
 
 def test_a_recipe_names_its_family_and_unknown_families_are_refused(tmp_path):
-    from training.config import read_recipe_mapping
-    from training.families import recipe_family
+    from coherence_metric.training.config import read_recipe_mapping
+    from coherence_metric.training.families import recipe_family
 
     assert recipe_family(read_recipe_mapping(CONFIGS / "cpu-minilm-full.yaml"), "x") == "coherence"
     path = tmp_path / "odd.yaml"

@@ -13,12 +13,12 @@ import yaml
 
 from coherence_metric import CoherenceScorer, InputError
 from coherence_metric.checkpoint_config import read_checkpoint_config
-from training.config import read_recipe_mapping
-from training.evaluation import dev_result
-from training.families import recipe_family
-from training.sentence_scorer.fit import choose_weight, folded, group_loss
-from training.sentence_scorer.groups import load_items, sample_groups
-from training.sentence_scorer.recipe import recipe_from_mapping, run_recipe
+from coherence_metric.training.config import read_recipe_mapping
+from coherence_metric.training.evaluation import dev_result
+from coherence_metric.training.families import recipe_family
+from coherence_metric.training.sentence_scorer.fit import choose_weight, folded, group_loss
+from coherence_metric.training.sentence_scorer.groups import load_items, sample_groups
+from coherence_metric.training.sentence_scorer.recipe import recipe_from_mapping, run_recipe
 
 CONFIGS = Path(__file__).resolve().parents[2] / "training" / "configs"
 
@@ -105,7 +105,7 @@ def test_the_cli_trains_a_recipe_file_and_names_the_checkpoint(trained, tmp_path
     """``coherence-metric train run`` on a sentence_scorer recipe ends with a one-line summary, not a traceback."""
     from click.testing import CliRunner
 
-    from training.cli import train
+    from coherence_metric.training.cli import train
 
     recipe, summary = trained
     path = tmp_path / "recipe.yaml"

@@ -13,8 +13,8 @@ import pytest
 import torch
 
 from coherence_metric.errors import InputError
-from training.resume import check_same_recipe, random_states, recipe_changes, restore_random_states
-from training.state_files import read_state, recover_directory, replace_directory, save_atomically
+from coherence_metric.training.resume import check_same_recipe, random_states, recipe_changes, restore_random_states
+from coherence_metric.training.state_files import read_state, recover_directory, replace_directory, save_atomically
 
 TRAINING_DIR = Path(__file__).resolve().parents[2] / "training"
 

@@ -14,8 +14,8 @@ import pytest
 import torch
 
 from coherence_metric import CoherenceScorer, InputError
-from training.config import recipe_from_dict
-from training.trainer import Trainer, read_log
+from coherence_metric.training.config import recipe_from_dict
+from coherence_metric.training.trainer import Trainer, read_log
 
 from ..conftest import REPO_DIR
 
@@ -76,7 +76,7 @@ def test_an_interrupted_run_resumes_exactly(tiny_training_data, tiny_bert_dir, t
     # the state is plain tensors and numbers (weights_only=True), and every generator continues where it would have
     state = torch.load(tmp_path / "resumed" / "trainer_state.pt", weights_only=True)
     assert state["step"] == 4
-    from training.resume import restore_random_states
+    from coherence_metric.training.resume import restore_random_states
 
     draws = []
     for states in (after_straight, after_resumed):
@@ -139,7 +139,7 @@ def test_a_truncated_state_file_is_one_line_on_the_command_line(tiny_training_da
 
 
 def test_mining_keeps_the_candidates_the_model_scores_highest(tiny_training_data, tiny_bert_dir, tmp_path):
-    from training.evaluation import score_documents
+    from coherence_metric.training.evaluation import score_documents
 
     trainer = Trainer(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "mine"), progress=False)
     trainer.step = 2
@@ -185,8 +185,8 @@ def test_dropout_override_and_a_faster_head(tiny_training_data, tiny_bert_dir, t
 def test_a_run_can_start_from_a_checkpoint_and_train_with_a_cohesion_term(tiny_training_data, tiny_bert_dir,
                                                                           tmp_path):
     from coherence_metric import load_checkpoint
-    from training.evaluation import score_documents
-    from training.objectives import contrastive_margin_loss
+    from coherence_metric.training.evaluation import score_documents
+    from coherence_metric.training.objectives import contrastive_margin_loss
 
     Trainer(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "plain", "contrastive"), progress=False).run()
     start = load_checkpoint(tmp_path / "plain" / "final").model
@@ -265,8 +265,8 @@ def test_two_processes_under_torchrun_on_gloo(tiny_training_data, tiny_bert_dir,
 
 
 def test_source_limits_cap_a_corpus_in_train_and_in_the_same_proportion_in_dev():
-    from training.data.examples import TrainingItem
-    from training.data.selection import limit_sources
+    from coherence_metric.training.data.examples import TrainingItem
+    from coherence_metric.training.data.selection import limit_sources
 
     def items(source, count):
         return [TrainingItem(id=f"{source}:{i}#0", doc_id=f"{source}:{i}", source=source, pos=["a", "b"],

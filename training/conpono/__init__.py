@@ -8,9 +8,10 @@ Modules, one job each:
 - :mod:`.masking`: dynamic BERT masking for the auxiliary MLM loss;
 - :mod:`.losses`: the log-bilinear score per k and the sampled-softmax loss, per-k accuracy;
 - :mod:`.model`: the encoder, W_k and the MLM head;
-- :mod:`.objective`: the :class:`training.loop.Objective` (batches, loss, held-out accuracy, save);
+- :mod:`.objective`: the :class:`coherence_metric.training.loop.Objective` (batches, loss, held-out accuracy, save);
 - :mod:`.encoder`: the saved encoder as a DiscoEval sentence encoder (``trained:FOLDER``);
 - :mod:`.recipe`: YAML recipes and ``run_recipe``.
 
-Modules importing torch or transformers are not imported here, so ``import training.conpono`` stays cheap.
+Modules importing torch or transformers are not imported here, so ``import coherence_metric.training.conpono`` stays
+cheap.
 """

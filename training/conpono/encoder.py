@@ -2,7 +2,7 @@
 
 The saved folder is an ordinary Hugging Face encoder (plus ``conpono_head.pt``, which DiscoEval ignores as
 the paper does: "we drop the weight matrix W_k and only use the output of the encoder"), so the suite's own
-:class:`~research.encoders.HuggingFaceEncoder` reads it; its signature fingerprints the
+:class:`~coherence_metric.research.encoders.HuggingFaceEncoder` reads it; its signature fingerprints the
 weights and config, so a retrained folder never reuses stale cached vectors.
 
 Pooling: by default the pooling the objective trained (``mean`` in our recipes, so mean pooling is the
@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping, Union
 
 from coherence_metric.errors import InputError
-from research.encoders import HuggingFaceEncoder, transformer_encoder_options
+from coherence_metric.research.encoders import HuggingFaceEncoder, transformer_encoder_options
 
 from .objective import FAMILY, MANIFEST_FILE
 
@@ -31,7 +31,7 @@ def load_sentence_encoder(folder: Union[str, Path], options: Mapping[str, str]) 
         options: spec options (see the module docstring).
 
     Returns:
-        A :class:`~research.encoders.HuggingFaceEncoder` (``name``, ``signature``, ``encode``).
+        A :class:`~coherence_metric.research.encoders.HuggingFaceEncoder` (``name``, ``signature``, ``encode``).
 
     Raises:
         InputError: the folder is not a CONPONO output, or an option is unknown or malformed.

@@ -20,7 +20,7 @@ have no loss of their own; where the paragraph has none left, with extra random 
 therefore has the same number of candidates, and K = 1 is "binary sentence ordering with negative
 samples" as the paper describes it, still with in-paragraph hard negatives.
 
-Paragraphs. :class:`~research.documents.Document` keeps sentences, not paragraph marks (the corpus
+Paragraphs. :class:`~coherence_metric.research.documents.Document` keeps sentences, not paragraph marks (the corpus
 readers join paragraphs before sentence splitting), so a "paragraph" here is a window of
 ``paragraph_sentences`` consecutive sentences of one document: our stand-in for the paper's paragraphs of
 Wikipedia and BooksCorpus, named as such. A trailing window too short to hold an anchor and one target is
@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from coherence_metric.errors import InputError
-from research.documents import Document
+from coherence_metric.research.documents import Document
 
 MAX_TRIES = 50  # draws of a random negative before giving up on finding a text not already a candidate
 

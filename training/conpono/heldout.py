@@ -5,7 +5,7 @@ to compare k=1 with k=2); the paper reports 5,000 held-out examples. This reload
 (``best/`` or ``final/``: encoder + W_k) and scores the first N examples of the same held-out stream (dev-split
 paragraphs, example i seeded by ``dev:<seed>:i``), so the first ``eval_examples`` are the ones training saw.
 
-    python -m training.conpono.heldout runs/conpono-cpu-minilm runs/conpono-cpu-k1 --examples 1000
+    python -m coherence_metric.training.conpono.heldout runs/conpono-cpu-minilm runs/conpono-cpu-k1 --examples 1000
 """
 
 from __future__ import annotations

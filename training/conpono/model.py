@@ -75,7 +75,7 @@ class ConponoModel(nn.Module):
     Args:
         encoder: the transformers base model.
         mlm_head: maps [M, H] hidden states to [M, V] vocabulary logits, or None.
-        encoding: ``combined``, ``isolated`` or ``uni`` (see :mod:`training.conpono.inputs`).
+        encoding: ``combined``, ``isolated`` or ``uni`` (see :mod:`coherence_metric.training.conpono.inputs`).
         max_distance: K; there are 2K weight matrices (or vectors).
         pooling: ``mean`` or ``cls``.
         seed: seeds the initialisation of the distance weights.

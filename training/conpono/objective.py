@@ -1,4 +1,5 @@
-"""The CONPONO objective for :class:`training.loop.ObjectiveLoop`: batches, loss, held-out accuracy, saving.
+"""The CONPONO objective for :class:`coherence_metric.training.loop.ObjectiveLoop`: batches, loss, held-out accuracy,
+saving.
 
 A training batch at stream position p is ``batch_size`` examples built from training paragraphs drawn with
 ``random.Random(f"{seed}:{p}")``, tokenized in the recipe's encoding and (with the MLM loss on) masked
@@ -37,7 +38,7 @@ from .model import ConponoModel
 logger = logging.getLogger("coherence_metric.training")
 
 HEAD_FILE = "conpono_head.pt"
-MANIFEST_FILE = "trained_encoder.json"  # research.encoders.TRAINED_ENCODER_FILE ("trained:FOLDER")
+MANIFEST_FILE = "trained_encoder.json"  # coherence_metric.research.encoders.TRAINED_ENCODER_FILE ("trained:FOLDER")
 FAMILY = "conpono"
 
 
@@ -224,7 +225,7 @@ class ConponoObjective:
     def save(self, folder: Path) -> None:
         """The encoder and tokenizer (HF format), the distance weights, and ``trained_encoder.json``.
 
-        ``trained:FOLDER`` (DiscoEval) then loads the encoder with :func:`training.conpono.encoder.
+        ``trained:FOLDER`` (DiscoEval) then loads the encoder with :func:`coherence_metric.training.conpono.encoder.
         load_sentence_encoder`; W_k is kept for inspection and further training, never for DiscoEval
         (the paper: "we drop the weight matrix W_k and only use the output of the encoder").
         """

@@ -1,7 +1,7 @@
 """CONPONO recipes: the YAML sections, building the objective from them, and ``run_recipe`` for the CLI.
 
 A recipe (``training/configs/conpono-*.yaml``) has the sections ``family: conpono``, ``data``, ``model``,
-``objective`` and ``loop`` (:class:`training.loop.LoopConfig`); unknown keys are errors naming them.
+``objective`` and ``loop`` (:class:`coherence_metric.training.loop.LoopConfig`); unknown keys are errors naming them.
 ``coherence-metric train run training/configs/conpono-cpu-minilm.yaml --set objective.max_distance=1``
 runs the paper's k = 1 ablation (Table 5) from the same recipe.
 """
@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
 from coherence_metric.errors import InputError
-from research.corpora import CORPORA
-from research.splits import held_out_documents
+from coherence_metric.research.corpora import CORPORA
+from coherence_metric.research.splits import held_out_documents
 
 from ..config import build_family_recipe, read_recipe_mapping
 from ..loop import LoopConfig, ObjectiveLoop
@@ -185,7 +185,7 @@ def prepare(path: Path, overrides: Dict[str, Any]) -> Tuple[ConponoRecipe, Conpo
 
 
 def run_recipe(path: Path, overrides: Dict[str, Any], progress: bool) -> Dict[str, Any]:
-    """Train a CONPONO recipe with :class:`~training.loop.ObjectiveLoop`; returns the loop's result."""
+    """Train a CONPONO recipe with :class:`~coherence_metric.training.loop.ObjectiveLoop`; returns the loop's result."""
     recipe, objective = prepare(Path(path), overrides)
     return ObjectiveLoop(objective, recipe.loop, recipe=asdict(recipe), progress=progress).run()
 

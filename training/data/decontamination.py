@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Dict, FrozenSet, Iterable, List, Sequence, Set, Tuple
 
-from research.catalogue import load_benchmark_test_set, suite_test_sets
+from coherence_metric.research.catalogue import load_benchmark_test_set, suite_test_sets
 
 from .examples import TrainingItem
 

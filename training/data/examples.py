@@ -28,7 +28,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from research.documents import Document
+from coherence_metric.research.documents import Document
 
 from .permutations import negative_orders
 from .tokens import SentenceLengthCounter

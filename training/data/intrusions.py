@@ -3,7 +3,7 @@
 The paper trains on permutations only, and a permutation keeps every sentence: a model trained on them
 never sees a block whose *content* does not fit, which is what INSteD's test (and our NEWS-INTRUSION
 stand-in) measures. These negatives are built the INSteD way with the benchmark's own
-:class:`~research.datasets.intrusion.IntruderFinder`: per corpus (``source``), the replaced sentence's
+:class:`~coherence_metric.research.datasets.intrusion.IntruderFinder`: per corpus (``source``), the replaced sentence's
 most similar sentence (TF-IDF cosine) of *another document* of the same split; the first sentence is
 never replaced. The blocks of one document are pooled, so an intruder never comes from the same article.
 
@@ -26,7 +26,7 @@ import random
 from collections import defaultdict
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from research.datasets.intrusion import MAX_SIMILARITY, IntruderFinder, tfidf_rows
+from coherence_metric.research.datasets.intrusion import MAX_SIMILARITY, IntruderFinder, tfidf_rows
 
 from .examples import TrainingItem
 

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, Optional, Sequence
 
 from coherence_metric.errors import InputError
+from coherence_metric.research.corpora import CORPORA
+from coherence_metric.research.documents import Document
+from coherence_metric.research.splits import SPLIT_FRACTIONS, SPLITS, duplicate_ids, split_of
 from coherence_metric.version import __version__
-from research.corpora import CORPORA
-from research.documents import Document
-from research.splits import SPLIT_FRACTIONS, SPLITS, duplicate_ids, split_of
 
 from .examples import BuildCounts, ExampleConfig, build_items
 from .storage import FORMAT_VERSION, SplitWriter, split_path, write_manifest
@@ -121,7 +121,7 @@ def _manifest(
             totals[split].add(tally)
     return {
         "format_version": FORMAT_VERSION,
-        "created_by": f"coherence-metric {__version__} (training.data)",
+        "created_by": f"coherence-metric {__version__} (coherence_metric.training.data)",
         "seed": config.seed,
         "max_tokens": config.max_tokens,
         "negatives": config.negatives,

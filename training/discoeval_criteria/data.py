@@ -1,9 +1,9 @@
 """Training and dev sentences from the WikiExtractor corpus, split by article id like every other corpus.
 
-An article's split is :func:`research.splits.split_of` of its id ``"wiki:<page id>"`` (the id the
-corpus reader :mod:`research.corpora.wiki` gives it), so an article this objective trains on is never a
+An article's split is :func:`coherence_metric.research.splits.split_of` of its id ``"wiki:<page id>"`` (the id the
+corpus reader :mod:`coherence_metric.research.corpora.wiki` gives it), so an article this objective trains on is never a
 test document of any benchmark built from the same corpus. The test split is never read here.
-:mod:`research.splits` also drops exact duplicate documents; the wiki corpus has none (checked: 0 of
+:mod:`coherence_metric.research.splits` also drops exact duplicate documents; the wiki corpus has none (checked: 0 of
 its 6,500 documents), so that step is not repeated here.
 """
 
@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any, Dict, List
 
 from coherence_metric.errors import InputError
-from research.corpora import CORPORA
-from research.splits import split_of
+from coherence_metric.research.corpora import CORPORA
+from coherence_metric.research.splits import split_of
 
 from .settings import DataSettings
 from .targets import SentenceExample, article_examples

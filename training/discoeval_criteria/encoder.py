@@ -23,7 +23,7 @@ from ..wordvec import WordVectors
 from .model import BiGRUEncoder
 
 FAMILY = "discoeval"
-MANIFEST_FILE = "trained_encoder.json"  # research.encoders.TRAINED_ENCODER_FILE
+MANIFEST_FILE = "trained_encoder.json"  # coherence_metric.research.encoders.TRAINED_ENCODER_FILE
 WEIGHTS_FILE = "encoder.pt"
 TOKENIZER_FOLDER = "tokenizer"
 FORMAT = 1
@@ -60,7 +60,7 @@ def _read_manifest(folder: Path) -> Dict[str, Any]:
 
 
 class BiGRUSentenceEncoder:
-    """A saved BiGRU encoder as a DiscoEval :class:`~research.encoders.SentenceEncoder`.
+    """A saved BiGRU encoder as a DiscoEval :class:`~coherence_metric.research.encoders.SentenceEncoder`.
 
     Texts are tokenized as in training (word pieces, no special tokens, at most ``max_length``), sorted by
     length and batched, so padding is per batch; the vectors do not depend on the batch (packed sequences).

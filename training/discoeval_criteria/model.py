@@ -1,8 +1,8 @@
 """The encoder and the decoders (seed 002, section 4): a BiGRU over word vectors, mean of its hidden states,
 and one feed-forward decoder per target.
 
-The encoder reads frozen word vectors (:class:`training.wordvec.WordVectors`, our stand-in for GloVe; the
-authors' code fine-tuned its embeddings, ``--train_emb`` defaulting to True, so freezing them is a
+The encoder reads frozen word vectors (:class:`coherence_metric.training.wordvec.WordVectors`, our stand-in for GloVe;
+the authors' code fine-tuned its embeddings, ``--train_emb`` defaulting to True, so freezing them is a
 deliberate difference: it keeps the 30,522 x 384 matrix out of the optimizer, which matters on a CPU). The
 sentence vector is the average of the BiGRU's hidden states over the sentence's real positions
 (``[forward; backward]``, 2 x hidden numbers), exactly as the authors' ``encoders.gru``.

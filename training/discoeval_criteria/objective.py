@@ -1,4 +1,5 @@
-"""The DiscoEval criteria as an :class:`training.loop.Objective`: batches, the weighted loss, held-out numbers.
+"""The DiscoEval criteria as an :class:`coherence_metric.training.loop.Objective`: batches, the weighted loss, held-out
+numbers.
 
 The total loss is ``sum_c weight_c * criterion_c`` over the selected criteria (NSP always; the authors' code
 weights every term 1). ``evaluate()`` reports, on a fixed dev slice, each criterion's loss and:

@@ -2,8 +2,8 @@
 
 A recipe has the sections ``data`` (:class:`DataSettings`), ``model`` (:class:`ModelSettings`), ``objective``
 (:class:`CriteriaSettings`; ``objective.losses`` picks the row of the paper's Table 2) and ``loop``
-(:class:`training.loop.LoopConfig`). Unknown keys are errors naming the key. Besides what the loop writes,
-the run folder gets ``data_summary.json``: the files, articles and sentences read, and sentences per
+(:class:`coherence_metric.training.loop.LoopConfig`). Unknown keys are errors naming the key. Besides what the loop
+writes, the run folder gets ``data_summary.json``: the files, articles and sentences read, and sentences per
 recovered nesting level.
 """
 

@@ -44,7 +44,7 @@ class DataSettings:
 
     ``files``: the first N ``wiki_NN.xz`` files in name order (None: all 100). ``folder``: the corpus folder
     (None: ``<shared data>/corpora/enwiki_wikiextractor_2015``). Training uses the train split's articles
-    (:mod:`research.splits`, ids as the wiki reader makes them), evaluation a fixed shuffled slice of
+    (:mod:`coherence_metric.research.splits`, ids as the wiki reader makes them), evaluation a fixed shuffled slice of
     ``dev_sentences`` sentences of the dev split's; the test split is never read.
     """
 

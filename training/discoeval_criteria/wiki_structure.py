@@ -1,7 +1,7 @@
 """Document structure of WikiExtractor articles: title, section headings, nesting levels, paragraphs, sentences.
 
 DiscoEval's criteria (seed 002, section 4) need what the corpus reader in
-:mod:`research.corpora.wiki` throws away: which lines are headings, which section each paragraph is
+:mod:`coherence_metric.research.corpora.wiki` throws away: which lines are headings, which section each paragraph is
 in, and how deep that section sits in the table of contents. WikiExtractor (compact mode, the format of
 ``enwiki_wikiextractor_2015``) writes the title on the first line, then one line per paragraph, and a
 section heading as its own line with "." appended (unless it already ends in "?" or "!"). It writes a
@@ -53,8 +53,8 @@ from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence
 
 from coherence_metric.errors import InputError
+from coherence_metric.research.corpora.wiki import FILE_PATTERN, SOURCE, read_wiki_pages
 from coherence_metric.sentences import split_sentences
-from research.corpora.wiki import FILE_PATTERN, SOURCE, read_wiki_pages
 
 HEADING_MAX_WORDS = 10
 FRAGMENT_MAX_WORDS = 3

@@ -1,7 +1,7 @@
 """From the project's corpora to DisSent pairs, split by document, cached on disk, loaded as label arrays.
 
 The paper splits its 4.7M pairs at random 90/5/5. We split by *document* with
-:func:`research.splits.split_of` instead (the same 90/5/5), so no test pair shares a document with
+:func:`coherence_metric.research.splits.split_of` instead (the same 90/5/5), so no test pair shares a document with
 a training pair, and every model in the project agrees on which documents are held out. WSJ
 (held-out only) is refused.
 
@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from coherence_metric.errors import InputError
-from research.corpora import CORPORA
-from research.splits import SPLITS, duplicate_ids, split_of
+from coherence_metric.research.corpora import CORPORA
+from coherence_metric.research.splits import SPLITS, duplicate_ids, split_of
 
 from .extraction import Extraction, extract_from_parse
 from .markers import BOOKS_ALL

@@ -9,7 +9,7 @@ markers, and sha256 sums), and:
 - transformer: ``backbone/`` (Hugging Face format, with the tokenizer) and ``head.pt``.
 
 The sentence vector is the BiLSTM's max-pooled state (paper eq. 1) or, for the transformer, the mean of
-one sentence's token states (see :mod:`training.dissent.finetune`).
+one sentence's token states (see :mod:`coherence_metric.training.dissent.finetune`).
 """
 
 from __future__ import annotations

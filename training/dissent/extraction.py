@@ -5,7 +5,7 @@ clause (S2's head) by the marker's dependency relation, else reject the occurren
 filters "that's so cool!" out of *so*); look for S1's head linked to S2's head in the same sentence
 (SS); if the sentence holds only the marker and S2, S1 is the immediately previous sentence (IPS).
 
-The patterns, in spaCy's ClearNLP labels (see :mod:`training.dissent.parser`):
+The patterns, in spaCy's ClearNLP labels (see :mod:`coherence_metric.training.dissent.parser`):
 
 =============  ===========================  =========================================================
 kind           marker token                 S2 head -> S1 head

@@ -3,8 +3,8 @@
 The sets are nested (the paper: "the set of sentence pairs for each smaller dataset is a strict subset
 of those in any larger dataset"), so pairs are extracted once for ALL markers and filtered down.
 
-Each marker has a *kind*, which decides the dependency pattern (:mod:`training.dissent.extraction`) and
-the surface pattern of the fallback (:mod:`training.dissent.patterns`):
+Each marker has a *kind*, which decides the dependency pattern (:mod:`coherence_metric.training.dissent.extraction`) and
+the surface pattern of the fallback (:mod:`coherence_metric.training.dissent.patterns`):
 
 - ``coordinator`` (and, but): joins two clauses; ``S1, and S2`` or ``And S2`` after S1's sentence.
 - ``subordinator`` (because, if, before, after, although, though, while, as, so): introduces the

@@ -6,7 +6,7 @@
 Deliberate differences from the paper:
 
 - word vectors are all-MiniLM-L6-v2's frozen input embeddings over WordPiece units
-  (:mod:`training.wordvec`), not GloVe over words: GloVe cannot be downloaded here.
+  (:mod:`coherence_metric.training.wordvec`), not GloVe over words: GloVe cannot be downloaded here.
 - the max is taken over the real positions only; InferSent's code (which DisSent reuses) maxes over
   the zero-padded outputs too, so a padded sentence's vector depended on its batch-mates' lengths.
 - the hidden size is a recipe setting: the paper's 4096 per direction is the GPU config; the CPU

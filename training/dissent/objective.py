@@ -1,4 +1,4 @@
-"""The DisSent objective for :class:`training.loop.ObjectiveLoop`: marker cross-entropy over pairs.
+"""The DisSent objective for :class:`coherence_metric.training.loop.ObjectiveLoop`: marker cross-entropy over pairs.
 
 One objective serves both models (BiLSTM and fine-tuned transformer): each maps lists of S1 and S2
 texts to marker logits. Batches are addressed by position: position p lies in epoch p // n_batches, whose
@@ -100,7 +100,7 @@ class DisSentObjective:
         """Nothing: the model has no post-step constraint."""
 
     def save(self, folder: Path) -> None:
-        """Weights, tokenizer and ``trained_encoder.json`` (see :mod:`training.dissent.encoder`)."""
+        """Weights, tokenizer and ``trained_encoder.json`` (see :mod:`coherence_metric.training.dissent.encoder`)."""
         save_trained(self.module, folder, self.train.markers)
 
 

@@ -12,7 +12,7 @@ the one we use::
 
 Deliberate difference: spaCy's English labels are ClearNLP's (``advcl``, ``mark``, ``cc`` + ``conj``,
 ``advmod``, ``ccomp``), not CoreNLP's Universal Dependencies, so the patterns of
-:mod:`training.dissent.extraction` are the paper's Figure 4 patterns rewritten for those labels.
+:mod:`coherence_metric.training.dissent.extraction` are the paper's Figure 4 patterns rewritten for those labels.
 Only the tagger and parser run (NER and lemmatizer are excluded): extraction reads tags, heads and labels.
 """
 

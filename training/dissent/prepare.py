@@ -1,8 +1,9 @@
 """Run the extraction by itself and print per-marker counts (the paper's Table 2 shape).
 
-    python -m training.dissent.prepare --parser spacy --max-sentences 20000 --cache-dir runs/dissent-data
+    python -m coherence_metric.training.dissent.prepare --parser spacy --max-sentences 20000 \
+        --cache-dir runs/dissent-data
 
-Recipes call :func:`training.dissent.dataset.build_pair_cache` themselves; this entry point is for
+Recipes call :func:`coherence_metric.training.dissent.dataset.build_pair_cache` themselves; this entry point is for
 looking at the data first (counts, SS/IPS shares, the 50-pair ``sample.tsv`` to hand-check).
 """
 

@@ -1,12 +1,12 @@
 """The ``family: dissent`` recipe: extract pairs (cached), build the model, train with ObjectiveLoop, test.
 
-A recipe has five sections, every key checked (:func:`training.config.build_section`)::
+A recipe has five sections, every key checked (:func:`coherence_metric.training.config.build_section`)::
 
     family: dissent
     data:      which corpora, which extractor, which marker set, how many pairs
     model:     kind bilstm (word vectors, hidden, fc_dim) or transformer (backbone)
     objective: batch sizes, shuffling seed
-    loop:      training.loop.LoopConfig (optimizer, schedule, steps, evaluation, output_dir)
+    loop:      coherence_metric.training.loop.LoopConfig (optimizer, schedule, steps, evaluation, output_dir)
 
 After training, the best dev checkpoint (``best/``) predicts the test split; the predictions and the
 Table 5 numbers go to ``<output_dir>/test_predictions.jsonl`` and ``test_metrics.json``.

@@ -4,7 +4,7 @@ Each recipe run writes ``test_metrics.json`` into its output folder (from the be
 test-set predictions, also written as ``test_predictions.jsonl``); :func:`table5` lays several runs out
 as the paper does: one row per model, "F1 / Acc" column pairs for All, Books 8 and Books 5.
 
-    python -m training.dissent.report runs/dissent-cpu-bilstm-books5 runs/dissent-cpu-bilstm-books8 ...
+    python -m coherence_metric.training.dissent.report runs/dissent-cpu-bilstm-books5 runs/dissent-cpu-bilstm-books8 ...
 """
 
 from __future__ import annotations

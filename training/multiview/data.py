@@ -7,12 +7,12 @@ other, and a batch is a window of N consecutive sentences. Every sentence carrie
 neighbours across a document boundary are not treated as context (the paper's BookCorpus is one long
 stream per book and does not need the distinction; our corpora are many short articles).
 
-Determinism by position (what :class:`training.loop.ObjectiveLoop` needs for exact resume): an epoch visits
-every window once in an order drawn from ``random.Random(seed, epoch)``; each epoch also shifts the window
+Determinism by position (what :class:`coherence_metric.training.loop.ObjectiveLoop` needs for exact resume): an epoch
+visits every window once in an order drawn from ``random.Random(seed, epoch)``; each epoch also shifts the window
 grid by an offset drawn from the same generator, so sentences at a window's edge in one epoch sit inside
 one in the next.
 
-Documents come from :func:`research.splits.held_out_documents`, so the training stream holds only
+Documents come from :func:`coherence_metric.research.splits.held_out_documents`, so the training stream holds only
 train-split documents (hashed by id) and the held-out numbers come from the dev split.
 """
 
@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Iterable, List, Optional, Sequence
 
 from coherence_metric.errors import InputError
-from research.corpora import CORPORA
-from research.documents import Document
-from research.splits import held_out_documents
+from coherence_metric.research.corpora import CORPORA
+from coherence_metric.research.documents import Document
+from coherence_metric.research.splits import held_out_documents
 
 
 @dataclass(frozen=True)

@@ -141,7 +141,7 @@ def _stored_word_vectors(folder: Path, manifest: Mapping[str, Any], tensors: Dic
 
 
 class MultiViewSentenceEncoder:
-    """A saved multi-view model as a DiscoEval :class:`~research.encoders.SentenceEncoder`."""
+    """A saved multi-view model as a DiscoEval :class:`~coherence_metric.research.encoders.SentenceEncoder`."""
 
     def __init__(self, model: MultiViewEncoder, word_vectors: WordVectors, components: Mapping[str, torch.Tensor],
                  view: str, pooling: str, ensemble: str, remove_pc: bool, batch_size: int, max_length: int,

@@ -33,7 +33,8 @@ class TokenBatch:
 
 
 class MultiViewObjective:
-    """Base of :class:`GenerativeObjective` and :class:`DiscriminativeObjective` (``training.loop.Objective``).
+    """Base of :class:`GenerativeObjective` and :class:`DiscriminativeObjective`
+    (``coherence_metric.training.loop.Objective``).
 
     Args:
         word_vectors: the frozen word vectors and their tokenizer.

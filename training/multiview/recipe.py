@@ -2,8 +2,8 @@
 
 A recipe names the corpora (train split for training, dev split for the held-out numbers and the saved
 principal components), the word vectors and bi-GRU size, the objective (``generative`` or ``discriminative``
-with their hyper-parameters) and the shared loop (:class:`training.loop.LoopConfig`). The paper's values are
-the defaults: N = 512, d = 1024, K = 5, beta = 0.01, c = 3, tau initialised to 1, 5 power iterations,
+with their hyper-parameters) and the shared loop (:class:`coherence_metric.training.loop.LoopConfig`). The paper's
+values are the defaults: N = 512, d = 1024, K = 5, beta = 0.01, c = 3, tau initialised to 1, 5 power iterations,
 Adam at 5e-4 without annealing, gradient clipping.
 """
 
@@ -136,7 +136,8 @@ def build_objective(recipe: MultiViewRecipe, word_vectors: Optional[WordVectors]
 
 
 def run_recipe(path: Path, overrides: Dict[str, Any], progress: bool) -> Dict[str, Any]:
-    """Train a ``family: multiview`` recipe file; returns :meth:`training.loop.ObjectiveLoop.run`'s numbers."""
+    """Train a ``family: multiview`` recipe file; returns :meth:`coherence_metric.training.loop.ObjectiveLoop.run`'s
+    numbers."""
     recipe = recipe_from_mapping(read_recipe_mapping(Path(path), overrides), str(path))
     objective = build_objective(recipe)
     return ObjectiveLoop(objective, recipe.loop, recipe=asdict(recipe), progress=progress).run()

@@ -1,7 +1,7 @@
 """The two views of a sentence (seed 004, section 2.1): a bi-GRU ``f`` and a linear average-of-word-vectors ``g``.
 
-Both read the same frozen word vectors (:class:`training.wordvec.WordVectors`, our stand-in for fastText).
-``f`` is trained on its last hidden state (the paper: "only hidden state at the last time step is sent to
+Both read the same frozen word vectors (:class:`coherence_metric.training.wordvec.WordVectors`, our stand-in for
+fastText). ``f`` is trained on its last hidden state (the paper: "only hidden state at the last time step is sent to
 the next stage"); at test time Table 2 also pools over all its hidden states ``H``. ``g`` maps every word
 vector through one matrix ``W`` and averages (``mean(W X)``), the paper's "transforms word vectors in a
 sentence by a learnable weight matrix W and outputs an averaged vector"; the word vectors themselves stay

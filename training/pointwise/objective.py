@@ -90,7 +90,7 @@ def ranking_auc(positive: Sequence[float], negative: Sequence[float]) -> float:
 
 
 class PointwiseObjective:
-    """The :class:`training.loop.Objective` of a pointwise recipe (batches addressed by position)."""
+    """The :class:`coherence_metric.training.loop.Objective` of a pointwise recipe (batches addressed by position)."""
 
     def __init__(self, model: CoherenceModel, tokenizer: Any, train: Sequence[Any], dev: Sequence[Any],
                  data: PointwiseData, section: PointwiseObjectiveSection, max_length: int, loop_lr: float,

@@ -1,10 +1,11 @@
 """``family: pointwise`` recipes: short generator-shaped texts against generator-like corruptions, one scale.
 
 What it trains is a normal coherence checkpoint (backbone + linear head, ``delta`` by default), so the
-scorer, the benchmarks and the package read it like any other. The loop (:class:`training.loop.ObjectiveLoop`)
-gives resume, best/final folders and the log; the best checkpoint is kept by ``select`` on synthetic dev (the
-mean of own-pair accuracy and cross-text AUC). Which run becomes the default is decided afterwards on the
-human-judged dev-select half (``coherence-metric benchmark --suite human-dev``), never on a paper test set.
+scorer, the benchmarks and the package read it like any other. The loop
+(:class:`coherence_metric.training.loop.ObjectiveLoop`) gives resume, best/final folders and the log; the best
+checkpoint is kept by ``select`` on synthetic dev (the mean of own-pair accuracy and cross-text AUC). Which run becomes
+the default is decided afterwards on the human-judged dev-select half (``coherence-metric benchmark --suite
+human-dev``), never on a paper test set.
 """
 
 from __future__ import annotations

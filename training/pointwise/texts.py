@@ -4,7 +4,8 @@ A metric next to ROUGE scores summaries and story continuations: 1-6 sentences, 
 The paper trained on long documents cut at 256 tokens and never saw a one-sentence text. Here every example is a
 short text cut from a corpus document (its lead, the first k sentences, or a window of k sentences anywhere),
 written as it arrives in evaluation data (plain, lower-cased, PTB-tokenised, or both; the same style for the
-positive and its negatives, so style is never a cue), with negatives from :mod:`training.data.corruptions`.
+positive and its negatives, so style is never a cue), with negatives from
+:mod:`coherence_metric.training.data.corruptions`.
 
 An example depends only on the seed, the document and the pass over the data (``epoch``), never on what was
 drawn before, so a resumed run sees exactly the examples it would have seen.
@@ -19,9 +20,9 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from coherence_metric.diagnostics import tokenise_like_ptb
 from coherence_metric.errors import InputError
-from research.corpora import CORPORA
-from research.documents import Document
-from research.splits import split_of
+from coherence_metric.research.corpora import CORPORA
+from coherence_metric.research.documents import Document
+from coherence_metric.research.splits import split_of
 
 from ..data.corruptions import CORRUPTIONS
 
@@ -35,15 +36,16 @@ class PointwiseData:
     """``data:`` of a pointwise recipe.
 
     Attributes:
-        corpora: corpus names (``research.corpora``); train and dev documents come from their own splits.
+        corpora: corpus names (``coherence_metric.research.corpora``); train and dev documents come from their
+            own splits.
         train_documents: at most this many training documents per corpus (seeded sample).
         dev_documents: at most this many dev documents per corpus.
         min_sentences / max_sentences: a text's length k is drawn uniformly in this range (capped by the document).
         lead_share: share of texts that are the document's first k sentences (a summary's shape); the rest are a
             window of k consecutive sentences anywhere in it.
         styles: weight of each way a text is written: ``plain``, ``lower``, ``tokenised``, ``lower_tokenised``.
-        negatives: per kind of :data:`training.data.corruptions.CORRUPTIONS`, how many negatives of that kind
-            each text gets (0 turns a kind off; a kind that cannot apply to a text gives none).
+        negatives: per kind of :data:`coherence_metric.training.data.corruptions.CORRUPTIONS`, how many negatives
+            of that kind each text gets (0 turns a kind off; a kind that cannot apply to a text gives none).
         negatives_per_text: keep a seeded sample of this many of a text's negatives (None: all). On a CPU the
             forward and backward passes over every negative dominate a step; a sample keeps every kind in play
             across the batch at a fraction of the cost.

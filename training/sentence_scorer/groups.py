@@ -61,9 +61,9 @@ def sample_groups(items: Sequence[TrainingItem], count: int, permutations: int, 
 
     Each group: the positive, ``permutations`` permutations, then ``intrusions`` nearest-sentence intrusions,
     ``document_intrusions`` similar-document ones and ``sibling_intrusions`` same-document ones
-    (``training.data.intrusions``). The first two kinds take their intruders from the drawn items themselves
-    (another document of the same corpus), so their negatives depend only on the draw; a sibling intruder comes
-    from another block of the item's own document anywhere in ``items``.
+    (``coherence_metric.training.data.intrusions``). The first two kinds take their intruders from the drawn items
+    themselves (another document of the same corpus), so their negatives depend only on the draw; a sibling intruder
+    comes from another block of the item's own document anywhere in ``items``.
     """
     sample = draw_items(items, count, seed)
     kinds = intrusions_by_kind(sample, items, intrusions, document_intrusions, sibling_intrusions, seed)

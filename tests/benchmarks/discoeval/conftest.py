@@ -7,7 +7,7 @@ from typing import Iterator
 
 import pytest
 
-from research.data_dir import find_shared_data_dir
+from coherence_metric.research.data_dir import find_shared_data_dir
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.discoeval.encoder_specs import resolve_encoder
+from coherence_metric.benchmarks.discoeval.encoder_specs import resolve_encoder
 from coherence_metric.errors import CheckpointError, InputError
 
 SENTENCES = ["The cat sat on the mat.", "It was warm there.", "Stocks fell sharply on Monday after the report."]

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from benchmarks.discoeval import train_and_test
-from benchmarks.discoeval.classifiers import INNER_TUNE_FRACTION, LOGREG_C_GRID, MLP_HIDDEN_UNITS, inner_split
+from coherence_metric.benchmarks.discoeval import train_and_test
+from coherence_metric.benchmarks.discoeval.classifiers import (
+    INNER_TUNE_FRACTION,
+    LOGREG_C_GRID,
+    MLP_HIDDEN_UNITS,
+    inner_split,
+)
 
 
 def _blobs(n: int, seed: int, classes: int = 3, dim: int = 10) -> tuple:

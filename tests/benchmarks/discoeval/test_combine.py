@@ -8,8 +8,13 @@ from typing import Dict
 
 import pytest
 
-from benchmarks.discoeval import run_discoeval
-from benchmarks.discoeval.combine import main, read_discoeval_run, render_combined_discoeval, select_published
+from coherence_metric.benchmarks.discoeval import run_discoeval
+from coherence_metric.benchmarks.discoeval.combine import (
+    main,
+    read_discoeval_run,
+    render_combined_discoeval,
+    select_published,
+)
 from coherence_metric.errors import InputError
 
 from .fakes import HashEncoder

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.discoeval import (
+from coherence_metric.benchmarks.discoeval import (
     encoder_specs,
     parse_encoder_spec,
     register_encoder_spec,
@@ -14,7 +14,7 @@ from benchmarks.discoeval import (
     resolve_encoder,
 )
 from coherence_metric.errors import InputError
-from research.encoders import HuggingFaceEncoder
+from coherence_metric.research.encoders import HuggingFaceEncoder
 
 from .fakes import HashEncoder
 
@@ -79,4 +79,4 @@ def test_trained_specs_come_from_trainings_entry_point_not_from_an_import(monkey
         resolve_encoder("nope:model")
     with pytest.raises(InputError, match="no trained_encoder.json"):
         resolve_encoder(f"trained:{tmp_path}")
-    assert encoder_specs._FACTORIES["trained"].__module__ == "training.encoders"
+    assert encoder_specs._FACTORIES["trained"].__module__ == "coherence_metric.training.encoders"

@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.discoeval import resolve_encoder
-from research.encoders import HuggingFaceEncoder, SentenceEncoder
+from coherence_metric.benchmarks.discoeval import resolve_encoder
+from coherence_metric.research.encoders import HuggingFaceEncoder, SentenceEncoder
 
 TEXTS = ["A short one .", "This sentence is quite a bit longer than the others , so batches get padded .",
          "Mid-length text here .", "A short one ."]

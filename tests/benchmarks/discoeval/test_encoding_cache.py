@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.discoeval import EncodingCache, default_cache_dir
-from benchmarks.discoeval.encoding_cache import CACHE_ENV_VAR
+from coherence_metric.benchmarks.discoeval import EncodingCache, default_cache_dir
+from coherence_metric.benchmarks.discoeval.encoding_cache import CACHE_ENV_VAR
 
 from .fakes import HashEncoder
 

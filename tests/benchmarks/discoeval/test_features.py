@@ -7,7 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.discoeval import Example, build_features, feature_dim, get_task, load_task, segment_vectors
+from coherence_metric.benchmarks.discoeval import (
+    Example,
+    build_features,
+    feature_dim,
+    get_task,
+    load_task,
+    segment_vectors,
+)
 
 from .fakes import HashEncoder
 

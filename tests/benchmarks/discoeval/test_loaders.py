@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.discoeval import TASKS, get_task, load_task
-from benchmarks.discoeval.loaders import overlap_groups
+from coherence_metric.benchmarks.discoeval import TASKS, get_task, load_task
+from coherence_metric.benchmarks.discoeval.loaders import overlap_groups
 from coherence_metric.errors import InputError
 
 # Examples per split, measured on the shared copy (upstream commit 262b253) and matching its README; None = no

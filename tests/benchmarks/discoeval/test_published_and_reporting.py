@@ -8,10 +8,17 @@ from typing import List, Optional
 
 import pytest
 
-from benchmarks.discoeval import GROUPS, PUBLISHED_ROWS, group_scores, render_markdown, select_tasks, write_reports
-from benchmarks.discoeval.combine import select_published
-from benchmarks.discoeval.published import SOURCE_CHEN_2019, SOURCE_ITER_2020, published_row
-from benchmarks.discoeval.reporting import published_lines
+from coherence_metric.benchmarks.discoeval import (
+    GROUPS,
+    PUBLISHED_ROWS,
+    group_scores,
+    render_markdown,
+    select_tasks,
+    write_reports,
+)
+from coherence_metric.benchmarks.discoeval.combine import select_published
+from coherence_metric.benchmarks.discoeval.published import SOURCE_CHEN_2019, SOURCE_ITER_2020, published_row
+from coherence_metric.benchmarks.discoeval.reporting import published_lines
 from coherence_metric.errors import InputError
 
 

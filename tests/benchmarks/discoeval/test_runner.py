@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.discoeval import GROUPS, run_discoeval
+from coherence_metric.benchmarks.discoeval import GROUPS, run_discoeval
 
 from .fakes import HashEncoder
 

@@ -8,8 +8,8 @@ from typing import List, Tuple
 import pytest
 
 from coherence_metric.errors import InputError
-from research.documents import Document
-from training.conpono.examples import (
+from coherence_metric.research.documents import Document
+from coherence_metric.training.conpono.examples import (
     ExampleSettings,
     Paragraph,
     build_example,

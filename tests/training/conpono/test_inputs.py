@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import List
 
-from training.conpono.examples import Candidate, ConponoExample
-from training.conpono.inputs import build_inputs
+from coherence_metric.training.conpono.examples import Candidate, ConponoExample
+from coherence_metric.training.conpono.inputs import build_inputs
 
 
 def example(anchor: str = "The cat sat down.") -> ConponoExample:

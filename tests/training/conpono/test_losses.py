@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from training.conpono.losses import (
+from coherence_metric.training.conpono.losses import (
     accuracy_by_distance,
     bilinear_logits,
     class_vector_logits,

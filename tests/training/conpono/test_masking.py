@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from training.conpono.masking import IGNORE, mask_tokens, maskable_positions
+from coherence_metric.training.conpono.masking import IGNORE, mask_tokens, maskable_positions
 
 MASK_ID, VOCAB = 103, 30522
 

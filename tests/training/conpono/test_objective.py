@@ -12,10 +12,10 @@ import torch
 import yaml
 
 from coherence_metric.errors import InputError
-from training.config import read_recipe_mapping
-from training.conpono.model import ConponoModel, load_backbone
-from training.conpono.recipe import build_objective, recipe_from_mapping, run_recipe
-from training.loop import read_loop_log
+from coherence_metric.training.config import read_recipe_mapping
+from coherence_metric.training.conpono.model import ConponoModel, load_backbone
+from coherence_metric.training.conpono.recipe import build_objective, recipe_from_mapping, run_recipe
+from coherence_metric.training.loop import read_loop_log
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -111,7 +111,7 @@ def test_a_recipe_run_trains_evaluates_per_k_and_saves(smoke_run: Dict[str, Any]
 
 
 def test_trained_folder_loads_as_a_discoeval_encoder(smoke_run: Dict[str, Any]) -> None:
-    from benchmarks.discoeval.encoder_specs import resolve_encoder
+    from coherence_metric.benchmarks.discoeval.encoder_specs import resolve_encoder
 
     folder = smoke_run["run"] / "best"
     encoder = resolve_encoder("trained:" + str(folder))
@@ -147,7 +147,7 @@ def test_shipped_recipes_parse_and_take_the_k_ablation_override(name: str) -> No
 
 def test_heldout_accuracy_of_the_saved_best_reproduces_the_logged_evaluation(smoke_run: Dict[str, Any],
                                                                               capsys: pytest.CaptureFixture) -> None:
-    from training.conpono.heldout import heldout_accuracy, main
+    from coherence_metric.training.conpono.heldout import heldout_accuracy, main
 
     run = smoke_run["run"]
     evaluations = [record for record in read_loop_log(run) if "eval_accuracy" in record]

@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from training.discoeval_criteria.losses import (
+from coherence_metric.training.discoeval_criteria.losses import (
     bag_of_words_loss,
     classification_loss,
     nl_loss,
@@ -15,7 +15,7 @@ from training.discoeval_criteria.losses import (
     sdt_loss,
     spp_loss,
 )
-from training.discoeval_criteria.model import BiGRUEncoder, feed_forward
+from coherence_metric.training.discoeval_criteria.model import BiGRUEncoder, feed_forward
 
 LN3 = math.log(3.0)
 # softmax([0, ln 3]) = [1/4, 3/4]; softmax([0, 0]) = [1/2, 1/2]

@@ -10,13 +10,13 @@ import pytest
 import torch
 
 from coherence_metric.errors import InputError
-from training.discoeval_criteria.encoder import load_sentence_encoder
-from training.discoeval_criteria.losses import bag_of_words_loss, classification_loss
-from training.discoeval_criteria.objective import DiscoEvalObjective
-from training.discoeval_criteria.settings import CriteriaSettings, ModelSettings
-from training.discoeval_criteria.targets import SentenceExample, article_examples
-from training.discoeval_criteria.wiki_structure import Article, Paragraph
-from training.wordvec import WordVectors
+from coherence_metric.training.discoeval_criteria.encoder import load_sentence_encoder
+from coherence_metric.training.discoeval_criteria.losses import bag_of_words_loss, classification_loss
+from coherence_metric.training.discoeval_criteria.objective import DiscoEvalObjective
+from coherence_metric.training.discoeval_criteria.settings import CriteriaSettings, ModelSettings
+from coherence_metric.training.discoeval_criteria.targets import SentenceExample, article_examples
+from coherence_metric.training.discoeval_criteria.wiki_structure import Article, Paragraph
+from coherence_metric.training.wordvec import WordVectors
 
 TRAIN = Article(id="wiki:1", title="Lyon museums", paragraphs=[
     Paragraph(sentences=["Lyon has many museums.", "The largest shows paintings."], section="", level=0),

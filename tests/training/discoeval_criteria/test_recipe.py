@@ -11,12 +11,12 @@ import pytest
 import yaml
 
 from coherence_metric.errors import InputError
-from research.splits import split_of
-from training.discoeval_criteria.data import load_examples
-from training.discoeval_criteria.encoder import MANIFEST_FILE
-from training.discoeval_criteria.recipe import recipe_from_mapping, run_recipe
-from training.discoeval_criteria.settings import ROWS, DataSettings, row_name
-from training.loop import read_loop_log
+from coherence_metric.research.splits import split_of
+from coherence_metric.training.discoeval_criteria.data import load_examples
+from coherence_metric.training.discoeval_criteria.encoder import MANIFEST_FILE
+from coherence_metric.training.discoeval_criteria.recipe import recipe_from_mapping, run_recipe
+from coherence_metric.training.discoeval_criteria.settings import ROWS, DataSettings, row_name
+from coherence_metric.training.loop import read_loop_log
 
 from ...conftest import REPO_DIR
 
@@ -63,8 +63,8 @@ def test_training_reads_only_train_articles_and_evaluates_on_dev_ones(corpora_ro
 
 def test_smoke_run_trains_and_its_encoder_loads_as_trained_folder(tiny_bert_dir: Path, corpora_root: Path,
                                                                  tmp_path: Path) -> None:
-    from benchmarks.discoeval.encoder_specs import resolve_encoder
-    from research.encoders import TRAINED_ENCODER_FILE
+    from coherence_metric.benchmarks.discoeval.encoder_specs import resolve_encoder
+    from coherence_metric.research.encoders import TRAINED_ENCODER_FILE
 
     assert MANIFEST_FILE == TRAINED_ENCODER_FILE
     output = tmp_path / "run"

@@ -5,15 +5,15 @@ from __future__ import annotations
 import pytest
 
 from coherence_metric.errors import InputError
-from training.discoeval_criteria.objective import bag_counts
-from training.discoeval_criteria.targets import (
+from coherence_metric.training.discoeval_criteria.objective import bag_counts
+from coherence_metric.training.discoeval_criteria.targets import (
     article_examples,
     build_vocabularies,
     build_vocabulary,
     position_bucket,
     words_of,
 )
-from training.discoeval_criteria.wiki_structure import Article, Paragraph
+from coherence_metric.training.discoeval_criteria.wiki_structure import Article, Paragraph
 
 ARTICLE = Article(id="wiki:1", title="Ada Example", paragraphs=[
     Paragraph(sentences=["A0.", "A1."], section="", level=0),

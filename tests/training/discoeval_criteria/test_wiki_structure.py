@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from coherence_metric.errors import InputError
-from training.discoeval_criteria.wiki_structure import (
+from coherence_metric.training.discoeval_criteria.wiki_structure import (
     is_debris,
     is_heading,
     parse_article,
@@ -106,7 +106,7 @@ def test_missing_files_are_named(tmp_path: Path) -> None:
 
 
 def test_real_articles_keep_the_corpus_reader_ids_and_the_known_structure(corpora_root: Path) -> None:
-    from research.corpora.wiki import read_wiki_file
+    from coherence_metric.research.corpora.wiki import read_wiki_file
 
     path = wiki_files(corpora_root / "enwiki_wikiextractor_2015")[0]
     articles = list(read_articles(path))

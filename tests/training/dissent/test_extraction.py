@@ -10,8 +10,8 @@ from typing import List, Optional, Tuple
 
 import pytest
 
-from training.dissent.markers import BOOKS_5, BOOKS_8, BOOKS_ALL
-from training.dissent.parser import INSTALL_HINT, spacy_ready
+from coherence_metric.training.dissent.markers import BOOKS_5, BOOKS_8, BOOKS_ALL
+from coherence_metric.training.dissent.parser import INSTALL_HINT, spacy_ready
 
 pytestmark = pytest.mark.skipif(not spacy_ready(), reason=f"spaCy English pipeline not installed: {INSTALL_HINT}")
 
@@ -20,13 +20,13 @@ PREVIOUS = "The storm had lasted all night."
 
 @pytest.fixture(scope="module")
 def nlp():
-    from training.dissent.parser import load_dependency_parser
+    from coherence_metric.training.dissent.parser import load_dependency_parser
 
     return load_dependency_parser()
 
 
 def extract(nlp, sentence: str, markers=BOOKS_ALL, previous: Optional[str] = PREVIOUS) -> List[Tuple[str, ...]]:
-    from training.dissent.extraction import extract_from_parse
+    from coherence_metric.training.dissent.extraction import extract_from_parse
 
     return [(found.marker, found.where, found.s1, found.s2)
             for found in extract_from_parse(nlp(sentence), previous, markers)]
@@ -105,9 +105,9 @@ def test_the_nearer_and_joins_the_clauses(nlp):
 
 
 def test_corpus_extraction_respects_the_document_split(shared_data, tmp_path):
-    from research.splits import split_of
-    from training.dissent.dataset import ExtractionSettings, extract_corpus_pairs
-    from training.dissent.pairs import lengths_ok
+    from coherence_metric.research.splits import split_of
+    from coherence_metric.training.dissent.dataset import ExtractionSettings, extract_corpus_pairs
+    from coherence_metric.training.dissent.pairs import lengths_ok
 
     settings = ExtractionSettings(corpora=["tales"], parser="spacy", max_sentences_per_corpus=300)
     found = list(extract_corpus_pairs(settings, shared_data))

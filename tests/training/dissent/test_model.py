@@ -8,11 +8,11 @@ import pytest
 import torch
 
 from coherence_metric.errors import InputError
-from training.dissent.model import DisSentBiLSTM, make_classifier, pair_features
-from training.dissent.objective import marker_loss, marker_scores
-from training.dissent.report import main as report_main
-from training.dissent.report import score_predictions, table5
-from training.wordvec import WordVectors
+from coherence_metric.training.dissent.model import DisSentBiLSTM, make_classifier, pair_features
+from coherence_metric.training.dissent.objective import marker_loss, marker_scores
+from coherence_metric.training.dissent.report import main as report_main
+from coherence_metric.training.dissent.report import score_predictions, table5
+from coherence_metric.training.wordvec import WordVectors
 
 
 @pytest.fixture(scope="module")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from coherence_metric.errors import InputError
-from training.dissent.markers import BOOKS_5, BOOKS_8, BOOKS_ALL, marker_kinds, marker_set
-from training.dissent.pairs import as_sentence, lengths_ok
-from training.dissent.patterns import extract_with_patterns
+from coherence_metric.training.dissent.markers import BOOKS_5, BOOKS_8, BOOKS_ALL, marker_kinds, marker_set
+from coherence_metric.training.dissent.pairs import as_sentence, lengths_ok
+from coherence_metric.training.dissent.patterns import extract_with_patterns
 
 PREVIOUS = "The storm had lasted all night."
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from coherence_metric.errors import InputError
-from training.dissent.recipe import load_dissent_recipe, run_recipe
+from coherence_metric.training.dissent.recipe import load_dissent_recipe, run_recipe
 
 CONFIGS = Path(__file__).resolve().parents[3] / "training" / "configs"
 SMOKE = CONFIGS / "dissent-smoke.yaml"
@@ -63,7 +63,7 @@ def test_extraction_is_cached_with_counts_and_a_sample(smoke_run):
 
 
 def test_trained_folder_encodes_for_discoeval(smoke_run):
-    from benchmarks.discoeval.encoder_specs import resolve_encoder
+    from coherence_metric.benchmarks.discoeval.encoder_specs import resolve_encoder
 
     tmp_path, _ = smoke_run
     encoder = resolve_encoder("trained:" + str(tmp_path / "run" / "best") + ":batch=2")
@@ -79,7 +79,7 @@ def test_trained_folder_encodes_for_discoeval(smoke_run):
 
 
 def test_fine_tuning_a_transformer(shared_data, tiny_bert_dir, tmp_path):
-    from benchmarks.discoeval.encoder_specs import resolve_encoder
+    from coherence_metric.benchmarks.discoeval.encoder_specs import resolve_encoder
 
     overrides = smoke_overrides(tmp_path, tiny_bert_dir, **{
         "model.kind": "transformer", "model.backbone": str(tiny_bert_dir), "loop.optimizer": "adamw",
@@ -103,7 +103,7 @@ def test_recipe_errors_name_the_key(tmp_path):
         load_dissent_recipe(SMOKE, {"data.parser": "corenlp"})
     from torch import nn
 
-    from training.dissent.encoder import load_sentence_encoder, save_trained
+    from coherence_metric.training.dissent.encoder import load_sentence_encoder, save_trained
 
     with pytest.raises(InputError, match="not a DisSent best/ or final/ folder"):
         load_sentence_encoder(tmp_path, {})

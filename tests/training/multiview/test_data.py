@@ -7,9 +7,9 @@ from typing import List
 import pytest
 
 from coherence_metric.errors import InputError
-from research.documents import Document
-from research.splits import split_of
-from training.multiview.data import SentenceStream, split_documents
+from coherence_metric.research.documents import Document
+from coherence_metric.research.splits import split_of
+from coherence_metric.training.multiview.data import SentenceStream, split_documents
 
 
 def documents(sizes: List[int]) -> List[Document]:

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 import torch
 
-from training.multiview.discriminative import (
+from coherence_metric.training.multiview.discriminative import (
     agreement_loss,
     agreement_matrix,
     context_accuracy,
     context_positives,
 )
-from training.multiview.principal import exact_top_component, remove_component, top_component
+from coherence_metric.training.multiview.principal import exact_top_component, remove_component, top_component
 
 # z^f = [[1, 0], [0, 1], [1, 1]], z^g = [[1, 0], [1, 0], [0, 1]]; r = 1/sqrt(2).
 # cos(z^f_i, z^g_j) = [[1, 1, 0], [0, 0, 1], [r, r, r]], so a = C + C^T =

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from coherence_metric.errors import InputError
-from training.multiview.generative import (
+from coherence_metric.training.multiview.generative import (
     UnigramSampler,
     negative_sampling_loss,
     next_sentence_accuracy,

@@ -14,16 +14,16 @@ import numpy as np
 import pytest
 import torch
 
-from benchmarks.discoeval.encoder_specs import resolve_encoder
+from coherence_metric.benchmarks.discoeval.encoder_specs import resolve_encoder
 from coherence_metric.errors import InputError
-from research.encoders import TRAINED_ENCODER_FILE
-from training.config import read_recipe_mapping
-from training.families import recipe_family
-from training.loop import read_loop_log
-from training.multiview.encoder import MANIFEST_FILE, WEIGHTS_FILE
-from training.multiview.generative import GenerativeObjective, orthonormal_update
-from training.multiview.recipe import build_objective, recipe_from_mapping, run_recipe
-from training.wordvec import WordVectors
+from coherence_metric.research.encoders import TRAINED_ENCODER_FILE
+from coherence_metric.training.config import read_recipe_mapping
+from coherence_metric.training.families import recipe_family
+from coherence_metric.training.loop import read_loop_log
+from coherence_metric.training.multiview.encoder import MANIFEST_FILE, WEIGHTS_FILE
+from coherence_metric.training.multiview.generative import GenerativeObjective, orthonormal_update
+from coherence_metric.training.multiview.recipe import build_objective, recipe_from_mapping, run_recipe
+from coherence_metric.training.wordvec import WordVectors
 
 CONFIGS = Path(__file__).resolve().parents[3] / "training" / "configs"
 SMOKE = CONFIGS / "multiview-smoke.yaml"
