@@ -26,7 +26,7 @@ test: $(STAMP)
 	$(PY) -m pytest -q tests
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check coherence_metric research training benchmarks tests
+	$(VENV)/bin/ruff check coherence_metric research training benchmarks experiments tests
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -13,11 +13,11 @@ from __future__ import annotations
 import sys
 from typing import List
 
-from coherence_metric.research.cache import JsonCache
-from coherence_metric.research.catalogue import load_benchmark_test_set
+from coherence_metric import CoherenceScorer
 from coherence_metric.benchmarks.suites.scoring import evaluate, score_test_set
 from coherence_metric.benchmarks.suites.systems import model_system
-from coherence_metric import CoherenceScorer
+from coherence_metric.research.cache import JsonCache
+from coherence_metric.research.catalogue import load_benchmark_test_set
 
 
 def main(argv: List[str]) -> None:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any, List, Optional, Sequence, Tuple
 
+from coherence_metric.benchmarks.suites.scoring import ScoredTestSet, evaluate, unique_documents
 from coherence_metric.research.cache import benchmark_cache_dir
 from coherence_metric.research.catalogue import load_benchmark_test_set
-from coherence_metric.benchmarks.suites.scoring import ScoredTestSet, evaluate, unique_documents
 
 LIMIT = 500
 #: The fine-tuned model alone (the shipped default without its sentence-level term).

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import coherence_metric.training.sentence_scorer.recipe as recipe_module
-from experiments.insted.cropping import crop_half
 from coherence_metric.training.config import read_recipe_mapping
+from experiments.insted.cropping import crop_half
 
 original_sample_groups = recipe_module.sample_groups
 

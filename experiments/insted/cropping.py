@@ -11,8 +11,8 @@ from coherence_metric.training.data.examples import TrainingItem
 def crop_half(items: Sequence[TrainingItem], seed: int, permutations: int) -> List[TrainingItem]:
     """Half of the items (seeded) cut to their first k in [3, 8] sentences when longer, with fresh permutations.
 
-    The permutations are drawn here rather than with ``coherence_metric.training.data.permutations.negative_orders`` because these
-    are the draws MODELS.md's numbers were measured with; that helper would draw different orders.
+    The permutations are drawn here rather than with ``coherence_metric.training.data.permutations.negative_orders``
+    because these are the draws MODELS.md's numbers were measured with; that helper would draw different orders.
 
     Args:
         items: prepared training items.

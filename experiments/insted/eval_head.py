@@ -11,10 +11,10 @@ from __future__ import annotations
 import sys
 from typing import List
 
-from coherence_metric.research.cache import JsonCache
+from coherence_metric import CoherenceScorer
 from coherence_metric.benchmarks.suites.scoring import score_test_set
 from coherence_metric.benchmarks.suites.systems import model_system
-from coherence_metric import CoherenceScorer
+from coherence_metric.research.cache import JsonCache
 from experiments.insted.cached import COSINE, DEFAULT, HEAD, LIMIT, cached_scores, load_test_set, metric, shipped_term
 
 

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import List
 
 import coherence_metric.training.data.intrusions as intrusions_module
-from experiments.insted.cropping import crop_half
 from coherence_metric.training.config import load_recipe
 from coherence_metric.training.data.examples import TrainingItem
 from coherence_metric.training.trainer import Trainer
+from experiments.insted.cropping import crop_half
 
 original_load_data = Trainer._load_data
 

@@ -19,11 +19,12 @@ from typing import List, Optional, Sequence, Tuple
 
 import torch
 
-from coherence_metric.research.catalogue import suite_test_sets
 from coherence_metric.backbones import resolve_backbone_folder
 from coherence_metric.checkpoint import load_checkpoint
 from coherence_metric.cohesion import SentenceCohesion
+from coherence_metric.research.catalogue import suite_test_sets
 from coherence_metric.texts import sentences_of
+from coherence_metric.training.sentence_scorer.groups import cache_key, embedded_groups
 from experiments.insted.cached import (
     COSINE,
     HEAD,
@@ -34,7 +35,6 @@ from experiments.insted.cached import (
     metric,
     shipped_term,
 )
-from coherence_metric.training.sentence_scorer.groups import cache_key, embedded_groups
 
 EMBEDDINGS = Path("runs/term-embeddings")
 
