@@ -80,7 +80,7 @@ class AdjacentSentenceCosineBaseline:
     """Unsupervised baseline: mean cosine similarity of adjacent sentence embeddings (all-MiniLM-L6-v2).
 
     Sentence embeddings are mean-pooled over the attention mask, as sentence-transformers does for this
-    model (:class:`~coherence_metric.cohesion.SentenceCohesion`, which checkpoints with a cohesion term use too).
+    model (:class:`~coherence_metric.sentence_pass.SentenceEmbedder`, which checkpoints with a cohesion term use too).
     A document of one sentence has no adjacent pair and scores 0.0; an empty document is refused.
     Sentences longer than 256 word pieces are truncated (the model's training length). A document's score does
     not depend on which other documents share the call (up to float rounding, about 1e-6).
@@ -103,7 +103,7 @@ class AdjacentSentenceCosineBaseline:
             max_length: word pieces kept per sentence.
             device: torch device for the encoder.
         """
-        from coherence_metric.cohesion import SentenceCohesion
+        from coherence_metric.sentence_pass import SentenceEmbedder
 
         if batch_size < 1:
             raise InputError(f"batch_size must be at least 1, got {batch_size}")
@@ -117,12 +117,12 @@ class AdjacentSentenceCosineBaseline:
         if not path.is_dir():
             raise InputError(f"sentence-encoder folder {path} not found")
         self.model_path = path
-        self.cohesion = SentenceCohesion.from_folder(path, batch_size=batch_size, max_length=max_length,
+        self.embedder = SentenceEmbedder.from_folder(path, batch_size=batch_size, max_length=max_length,
                                                      device=device)
 
     def embed(self, sentences: Sequence[str]) -> Any:
         """Return L2-normalised mean-pooled embeddings, one row per sentence, as a float32 torch tensor on CPU."""
-        return self.cohesion.embed(sentences)
+        return self.embedder.embed(sentences)
 
     def score(self, documents: Sequence[Document]) -> list[float]:
         """Score documents by how similar each sentence is to the next.
@@ -133,7 +133,7 @@ class AdjacentSentenceCosineBaseline:
         Returns:
             One score in [-1, 1] per document, in input order; 0.0 for a one-sentence document.
         """
-        return self.cohesion.scores(check_documents(documents))
+        return self.embedder.cohesion(check_documents(documents))
 
 
 class _CountBaseline(abc.ABC):

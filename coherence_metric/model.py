@@ -61,7 +61,7 @@ class CoherenceModel(nn.Module):
         max_length: the longest input in tokens the model was trained or is meant to score.
         head: the scoring layer; a fresh ``Linear(hidden, 1)`` when omitted (an untrained head).
         cohesion_weight: when set, a text's score is the head's plus this weight times the mean adjacent-sentence
-            cosine of the pretrained backbone's sentence embeddings (:mod:`coherence_metric.cohesion`). The term
+            cosine of the pretrained backbone's sentence embeddings (:mod:`coherence_metric.sentence_pass`). The term
             is added per text by ``CoherenceScorer`` and the trainer, not in ``forward``, which reads tokens, not
             sentences. A fixed number (a buffer, saved with the head), not a trained one.
         sentence_scorer: when set, a text's score also adds this module's reading of the text's sentences

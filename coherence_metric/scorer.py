@@ -3,7 +3,7 @@
 Inference path: validate -> tokenize once -> handle long texts (warn / error / window) -> sort by length
 -> batches under a token budget -> ``torch.inference_mode`` forward (fp32, or bf16/fp16 autocast) -> head
 -> restore input order; a checkpoint with a cohesion term then adds its weight times the text's mean
-adjacent-sentence cosine (:mod:`coherence_metric.cohesion`). A text's score does not depend on the batch size or
+adjacent-sentence cosine (:mod:`coherence_metric.sentence_pass`). A text's score does not depend on the batch size or
 on its neighbours in a batch: attention masks hide the padding and pooling reads only real tokens.
 """
 
@@ -18,14 +18,15 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 
+from .batching import DEFAULT_MAX_TOKENS_PER_BATCH, plan_batches
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, check_bootstrap_settings, paired_bootstrap
 from .checkpoint import load_checkpoint
-from .cohesion import SentenceCohesion
 from .errors import InputError
 from .model import CoherenceModel
 from .registry import DEFAULT_MODEL, resolve_model
 from .results import CompareResult, ScoreResult
 from .runtime import autocast_context, resolve_device, resolve_dtype
+from .sentence_pass import SentenceEmbedder, add_sentence_terms
 from .signature import Signature
 from .texts import Document, normalise_documents, sentences_of
 from .version import __version__
@@ -35,7 +36,6 @@ logger = logging.getLogger("coherence_metric")
 
 TRUNCATION_POLICIES = ("warn", "error", "window")
 DEFAULT_BATCH_SIZE = 32
-DEFAULT_MAX_TOKENS_PER_BATCH = 8192
 
 
 class TruncationWarning(UserWarning):
@@ -117,20 +117,20 @@ class CoherenceScorer:
         max_length: Optional[int] = None,
         truncation: str = "window",
         max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
-        cohesion: Optional[SentenceCohesion] = None,
+        sentence_embedder: Optional[SentenceEmbedder] = None,
     ) -> "CoherenceScorer":
         """A scorer over an in-memory model (training's dev evaluation, the untrained-head baseline).
 
         The model is put in eval mode. The signature names ``label`` and a hash of the model's parameters,
         taken when the signature is first asked for, so later changes to the weights are not reflected.
-        ``cohesion`` lends an already loaded sentence encoder to a model with a cohesion term (training scores
-        its model many times); without it the pretrained backbone is loaded on first use.
+        ``sentence_embedder`` lends an already loaded sentence encoder to a model with a sentence-level term
+        (training scores its model many times); without it the pretrained backbone is loaded on first use.
         """
         scorer = cls.__new__(cls)
         cls._check_settings(batch_size, truncation, max_tokens_per_batch)
         scorer.device = resolve_device(device)
         scorer.dtype = resolve_dtype(dtype, scorer.device)
-        scorer._setup(model, tokenizer, label, None, cohesion)
+        scorer._setup(model, tokenizer, label, None, sentence_embedder)
         scorer.batch_size = batch_size
         scorer.truncation = truncation
         scorer.max_tokens_per_batch = max_tokens_per_batch
@@ -148,43 +148,35 @@ class CoherenceScorer:
             raise InputError(f"max_tokens_per_batch must be a positive integer, got {max_tokens_per_batch!r}")
 
     def _setup(self, model: CoherenceModel, tokenizer: Any, label: str, fingerprint: Optional[str],
-               cohesion: Optional[SentenceCohesion] = None) -> None:
+               sentence_embedder: Optional[SentenceEmbedder] = None) -> None:
         self.model = model.to(self.device).eval()
         self.tokenizer = tokenizer
         self.model_label = label
         self._fingerprint = fingerprint
-        self._cohesion = cohesion
+        self._sentence_embedder = sentence_embedder
         # Threads scoring with one scorer must share one encoder, not each load their own copy.
-        self._cohesion_lock = threading.Lock()
+        self._sentence_embedder_lock = threading.Lock()
 
     @property
-    def cohesion(self) -> SentenceCohesion:
+    def sentence_embedder(self) -> SentenceEmbedder:
         """The sentence encoder of the model's sentence-level terms: its pretrained backbone, loaded on first use,
-        once however many threads ask at the same time."""
-        if self._cohesion is None:
-            with self._cohesion_lock:
-                if self._cohesion is None:
+        once however many threads ask at the same time, batching under this scorer's token budget."""
+        if self._sentence_embedder is None:
+            with self._sentence_embedder_lock:
+                if self._sentence_embedder is None:
                     from .backbones import resolve_backbone_folder
 
-                    self._cohesion = SentenceCohesion.from_folder(resolve_backbone_folder(self.model.backbone_spec),
-                                                                  device=self.device)
-        return self._cohesion
+                    self._sentence_embedder = SentenceEmbedder.from_folder(
+                        resolve_backbone_folder(self.model.backbone_spec), device=self.device,
+                        max_tokens_per_batch=self.max_tokens_per_batch)
+        return self._sentence_embedder
 
     def _add_sentence_terms(self, documents: List[Document], scores: List[float]) -> List[float]:
         """Add the model's terms that read the texts sentence by sentence (cohesion, the sentence scorer)."""
-        cohesion_weight, sentence_scorer = self.model.cohesion_weight, self.model.sentence_scorer
-        if cohesion_weight is None and sentence_scorer is None:
-            return scores
-        embeddings, rows = self.cohesion.embed_documents([sentences_of(document) for document in documents])
-        if cohesion_weight is not None:
-            weight = float(cohesion_weight)
-            cosines = self.cohesion.scores_from(embeddings, rows)
-            scores = [value + weight * term for value, term in zip(scores, cosines)]
-        if sentence_scorer is not None:
-            with torch.inference_mode():
-                terms = sentence_scorer.score_documents(embeddings.to(self.device), rows).float().cpu().tolist()
-            scores = [value + term for value, term in zip(scores, terms)]
-        return scores
+        if self.model.cohesion_weight is None and self.model.sentence_scorer is None:
+            return scores  # no sentence splitting, no encoder loaded
+        return add_sentence_terms(self.model, self.sentence_embedder,
+                                  [sentences_of(document) for document in documents], scores, self.device)
 
     @property
     def fingerprint(self) -> str:
@@ -376,25 +368,9 @@ class CoherenceScorer:
             n_truncated = len({window_owners[position] for position in over})
         return _Encoded(units + window_ids, owners + window_owners, n_truncated, len(too_long))
 
-    def _batches(self, lengths: List[int]) -> List[List[int]]:
-        """Indices grouped into batches, longest first, under both the text and padded-token budgets."""
-        order = sorted(range(len(lengths)), key=lambda index: (-lengths[index], index))
-        batches: List[List[int]] = []
-        current: List[int] = []
-        for index in order:
-            longest = lengths[current[0]] if current else lengths[index]
-            full = len(current) >= self.batch_size or (len(current) + 1) * longest > self.max_tokens_per_batch
-            if current and full:
-                batches.append(current)
-                current = []
-            current.append(index)
-        if current:
-            batches.append(current)
-        return batches
-
     def _score_ids(self, ids: List[List[int]]) -> List[float]:
         scores: List[float] = [0.0] * len(ids)
-        batches = self._batches([len(sequence) for sequence in ids])
+        batches = plan_batches([len(sequence) for sequence in ids], self.max_tokens_per_batch, self.batch_size)
         iterator: Any = batches
         if self.progress:
             try:

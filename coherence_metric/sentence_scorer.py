@@ -2,7 +2,7 @@
 
 Why: the checkpoint's head reads a whole text through one mean-pooled vector, in which one sentence that does not
 belong barely moves the score (INSteD's intrusions, a story's wrong ending). This module sees the text one sentence
-at a time: each sentence is its frozen, pretrained embedding (:class:`~coherence_metric.cohesion.SentenceCohesion`)
+at a time: each sentence is its frozen, pretrained embedding (:class:`~coherence_metric.sentence_pass.SentenceEmbedder`)
 plus its cosine with the sentences before and after it and a learned position; a few transformer layers compare
 every sentence with every other; the score is a linear read of their mean plus ``scale`` times the mean
 adjacent-sentence cosine (the cohesion baseline, which the layers then only need to correct). A checkpoint with

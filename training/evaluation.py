@@ -6,9 +6,9 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from coherence_metric.cohesion import SentenceCohesion
 from coherence_metric.model import CoherenceModel
 from coherence_metric.scorer import CoherenceScorer, TruncationWarning
+from coherence_metric.sentence_pass import SentenceEmbedder
 
 from .data.examples import TrainingItem
 from .data.intrusions import Intrusion, intrusion_document
@@ -45,7 +45,7 @@ class DevResult:
 
 
 def score_documents(model: CoherenceModel, tokenizer: Any, documents: Sequence[List[str]], max_length: int,
-                    batch_size: int = 32, cohesion: Optional[SentenceCohesion] = None) -> List[float]:
+                    batch_size: int = 32, sentence_embedder: Optional[SentenceEmbedder] = None) -> List[float]:
     """Scores of sentence-list documents in eval mode, through the metric's own batched inference path.
 
     Training and scoring share one code path, so dev accuracy measures exactly what users will get (the
@@ -53,7 +53,8 @@ def score_documents(model: CoherenceModel, tokenizer: Any, documents: Sequence[L
     The model is left in eval mode; the caller switches it back to training.
     """
     scorer = CoherenceScorer.from_model(model, tokenizer, label="training", device=str(next(model.parameters()).device),
-                                        batch_size=batch_size, max_length=max_length, cohesion=cohesion)
+                                        batch_size=batch_size, max_length=max_length,
+                                        sentence_embedder=sentence_embedder)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TruncationWarning)  # training data is capped when prepared
         return scorer.score([list(document) for document in documents]).scores
@@ -99,12 +100,12 @@ def dev_result(scores: Sequence[float], spans: Sequence[Span], with_intrusions: 
 
 def evaluate(model: CoherenceModel, tokenizer: Any, items: Sequence[TrainingItem], negatives: int,
              max_length: int, intrusions: Optional[Mapping[str, Sequence[Intrusion]]] = None,
-             cohesion: Optional[SentenceCohesion] = None) -> DevResult:
+             sentence_embedder: Optional[SentenceEmbedder] = None) -> DevResult:
     """Score each dev item's positive and its first ``negatives`` permutations; report beat-all accuracy.
 
     With ``intrusions`` (item id -> intrusions), each item's intrusion negatives are scored too and reported
     apart, so the permutation numbers stay comparable with runs trained without them.
     """
     documents, spans = group_documents(items, negatives, intrusions)
-    scores = score_documents(model, tokenizer, documents, max_length, cohesion=cohesion)
+    scores = score_documents(model, tokenizer, documents, max_length, sentence_embedder=sentence_embedder)
     return dev_result(scores, spans, intrusions is not None)

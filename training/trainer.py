@@ -26,9 +26,9 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tupl
 import torch
 
 from coherence_metric.checkpoint import save_checkpoint
-from coherence_metric.cohesion import SentenceCohesion
 from coherence_metric.errors import InputError
 from coherence_metric.runtime import autocast_context
+from coherence_metric.sentence_pass import SentenceEmbedder
 
 from . import distributed
 from .config import RecipeConfig
@@ -137,10 +137,10 @@ class Trainer:
         self.rng = random.Random(seed * 1000 + self.world.rank)
         self.model, self.tokenizer = build_model(recipe, seed)
         self.model.to(self.device)
-        self.cohesion: Optional[SentenceCohesion] = None
+        self.sentence_embedder: Optional[SentenceEmbedder] = None
         if self.model.cohesion_weight is not None:  # the pretrained backbone, frozen: the term never trains
-            self.cohesion = SentenceCohesion.from_folder(backbone_folder(recipe.backbone, recipe.backbone_revision),
-                                                         device=str(self.device))
+            self.sentence_embedder = SentenceEmbedder.from_folder(
+                backbone_folder(recipe.backbone, recipe.backbone_revision), device=str(self.device))
         self.data_notes: Dict[str, Any] = {}
         self.train_items, self.dev_items = self._load_data()
         self.train_intrusions: Dict[str, List[Intrusion]] = {}
@@ -266,7 +266,8 @@ class Trainer:
             candidates = item.negative_documents()[: mining.candidates]
             spans.append((position, len(documents), len(candidates)))
             documents.extend(candidates)
-        scores = score_documents(self.model, self.tokenizer, documents, self.recipe.max_length, cohesion=self.cohesion)
+        scores = score_documents(self.model, self.tokenizer, documents, self.recipe.max_length,
+                                 sentence_embedder=self.sentence_embedder)
         self.model.train()
         self.mined = {position: select_hard_negatives(scores[start : start + count], self.permutations_per_document())
                       for position, start, count in spans}
@@ -281,8 +282,8 @@ class Trainer:
         with autocast_context("bf16" if self.recipe.train.bf16 else "fp32", self.device):
             scores, vectors = self.wrapped(input_ids, mask, return_vectors=True)
         scores = scores.float()
-        if self.cohesion is not None and self.model.cohesion_weight is not None:
-            cohesion = torch.tensor(self.cohesion.scores([item.pos, *negatives]), device=scores.device)
+        if self.sentence_embedder is not None and self.model.cohesion_weight is not None:
+            cohesion = torch.tensor(self.sentence_embedder.cohesion([item.pos, *negatives]), device=scores.device)
             scores = scores + self.model.cohesion_weight * cohesion
         positive, negative = scores[:1], scores[1:].unsqueeze(0)
         if objective.name == "pairwise":
@@ -393,7 +394,8 @@ class Trainer:
     def evaluate_and_keep_best(self) -> DevResult:
         """Dev accuracy now; a new best is saved to ``best/`` (rank 0 only)."""
         result = evaluate(self.model, self.tokenizer, self.dev_items, self.recipe.objective.negatives,
-                          self.recipe.max_length, intrusions=self.dev_intrusions, cohesion=self.cohesion)
+                          self.recipe.max_length, intrusions=self.dev_intrusions,
+                          sentence_embedder=self.sentence_embedder)
         self.model.train()
         if result.selection_score > self.best_accuracy:
             self.best_accuracy = result.selection_score

@@ -21,8 +21,8 @@ from typing import Dict, List, Sequence, Tuple
 
 import torch
 
-from coherence_metric.cohesion import SentenceCohesion
 from coherence_metric.scorer import CoherenceScorer
+from coherence_metric.sentence_pass import adjacent_cosines
 from coherence_metric.training.evaluation import Span, group_documents
 from coherence_metric.training.sentence_scorer.fit import term_scores
 from coherence_metric.training.sentence_scorer.groups import (
@@ -78,7 +78,7 @@ def main(run: str = "runs/sentence-scorer-docintr") -> None:
     head = [known[cache_key({"sentences": document})] for document in documents]
     term = term_scores(CoherenceScorer("default").model.sentence_scorer, groups)
     default = [h + t for h, t in zip(head, term)]
-    cosine = SentenceCohesion.scores_from(groups.embeddings, groups.documents)
+    cosine = adjacent_cosines(groups.embeddings, groups.documents)
     systems: Dict[str, List[float]] = {"fine-tuned alone": head, "default": default, "cosine": cosine}
     for weight in COSINE_WEIGHTS:
         systems[f"default + {weight} cos"] = [d + weight * c for d, c in zip(default, cosine)]

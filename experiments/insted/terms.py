@@ -21,8 +21,8 @@ import torch
 
 from coherence_metric.backbones import resolve_backbone_folder
 from coherence_metric.checkpoint import load_checkpoint
-from coherence_metric.cohesion import SentenceCohesion
 from coherence_metric.research.catalogue import suite_test_sets
+from coherence_metric.sentence_pass import SentenceEmbedder
 from coherence_metric.texts import sentences_of
 from coherence_metric.training.sentence_scorer.groups import cache_key, embedded_groups
 from experiments.insted.cached import (
@@ -39,7 +39,7 @@ from experiments.insted.cached import (
 EMBEDDINGS = Path("runs/term-embeddings")
 
 
-def embedded(encoder: SentenceCohesion, backbone_sha256: str, name: str, documents: Sequence[Sequence[str]],
+def embedded(encoder: SentenceEmbedder, backbone_sha256: str, name: str, documents: Sequence[Sequence[str]],
              limit: Optional[int]) -> Tuple[torch.Tensor, List[List[int]]]:
     """The documents' sentence embeddings and rows; with ``limit=None`` kept in ``EMBEDDINGS`` (the training run's
     :func:`embedded_groups` cache), keyed by the sentences and the backbone's weights."""
@@ -56,7 +56,7 @@ def main(argv: List[str]) -> None:
     limit: Optional[int] = None if "--full" in argv else LIMIT
     folders = [arg for arg in argv if arg != "--full"]
     models = [load_checkpoint(folder).model for folder in folders]
-    encoder = SentenceCohesion.from_folder(resolve_backbone_folder(models[0].backbone_spec))
+    encoder = SentenceEmbedder.from_folder(resolve_backbone_folder(models[0].backbone_spec))
     digits = 2 if limit is None else 1
     for name in suite_test_sets("paper"):
         test_set, documents, pos_index, neg_index = load_test_set(name, limit)

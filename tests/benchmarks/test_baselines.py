@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from coherence_metric.benchmarks.baselines import AdjacentSentenceCosineBaseline, RandomBaseline
-from coherence_metric.cohesion import SentenceCohesion
 from coherence_metric.errors import InputError
+from coherence_metric.sentence_pass import SentenceEmbedder
 
 DOCUMENTS = [
     ["Shares in the carmaker fell on Monday.", "Investors worried about weak sales.", "The chief executive resigned."],
@@ -53,8 +53,8 @@ def test_cosine_scores_do_not_depend_on_batch_composition(cosine_baseline):
     together = cosine_baseline.score(DOCUMENTS)
     alone = [cosine_baseline.score([document])[0] for document in DOCUMENTS]
     reversed_order = cosine_baseline.score(DOCUMENTS[::-1])[::-1]
-    small_batches = SentenceCohesion(cosine_baseline.cohesion.model, cosine_baseline.cohesion.tokenizer, batch_size=1)
-    one_by_one = small_batches.scores(DOCUMENTS)
+    small_batches = SentenceEmbedder(cosine_baseline.embedder.model, cosine_baseline.embedder.tokenizer, batch_size=1)
+    one_by_one = small_batches.cohesion(DOCUMENTS)
     for other in (alone, reversed_order, one_by_one):
         assert other == pytest.approx(together, abs=1e-5)
 

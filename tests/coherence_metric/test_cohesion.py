@@ -17,7 +17,7 @@ from coherence_metric import (
     save_checkpoint,
 )
 from coherence_metric.checkpoint_config import CONFIG_NAME, HEAD_FILE
-from coherence_metric.cohesion import SentenceCohesion
+from coherence_metric.sentence_pass import SentenceEmbedder
 
 DOCUMENTS = [
     ["The river rose slowly through the night.", "By morning the lower fields were under water.",
@@ -48,7 +48,7 @@ def test_the_score_adds_the_weighted_adjacent_cosine_of_the_pretrained_backbone(
     combined = CoherenceScorer(str(cohesion_folder)).score(DOCUMENTS).scores
     sentences = [DOCUMENTS[0], ["The road was closed before noon.", "Buses took the long way round.",
                                 "Schools stayed open."], DOCUMENTS[2]]
-    cosines = SentenceCohesion.from_folder(tiny_bert_dir).scores(sentences)
+    cosines = SentenceEmbedder.from_folder(tiny_bert_dir).cohesion(sentences)
     assert cosines[2] == 0.0 and cosines[0] != 0.0
     assert combined == pytest.approx([p + WEIGHT * c for p, c in zip(plain, cosines)], abs=1e-5)
     assert combined[2] == pytest.approx(plain[2], abs=1e-6), "a one-sentence text gets no cohesion term"
@@ -79,3 +79,40 @@ def test_a_bad_weight_is_refused(checkpoints, tiny_bert_dir, tmp_path):
     model = CoherenceModel.from_backbone(tiny_bert_dir, max_length=128, seed=3)
     with pytest.raises(InputError, match="cohesion_weight must be a positive number, got 0"):
         CoherenceModel(model.backbone, model.pooling, model.backbone_spec, model.max_length, cohesion_weight=0)
+
+
+def _forward_shapes(embedder: SentenceEmbedder) -> list:
+    """Record the (batch, width) of every forward pass the sentence encoder runs."""
+    shapes: list = []
+    embedder.model.register_forward_pre_hook(
+        lambda module, args, kwargs: shapes.append(tuple(kwargs["input_ids"].shape)), with_kwargs=True)
+    return shapes
+
+
+def test_the_sentence_pass_stays_under_the_scorers_token_budget_and_its_values_do_not_move(checkpoints):
+    """The sentence pass batches under ``max_tokens_per_batch`` like the document pass (it used a fixed 64
+    sentences whatever their length), and a text's terms do not depend on how its sentences were batched."""
+    _, cohesion_folder = checkpoints
+    sentences = [sentence for document in DOCUMENTS[:2] for sentence in
+                 (document if isinstance(document, list) else document.split(". "))] * 3
+    documents = [sentences[index:index + 4] + [f"Sentence number {index} closes it."] for index in range(12)]
+    roomy = CoherenceScorer(str(cohesion_folder))
+    tight = CoherenceScorer(str(cohesion_folder), max_tokens_per_batch=48)
+    assert tight.sentence_embedder.max_tokens_per_batch == 48 and tight.sentence_embedder is not roomy.sentence_embedder
+    shapes = _forward_shapes(tight.sentence_embedder)
+    tight_scores = tight.score(documents).scores
+    assert len(shapes) > 1 and all(batch * width <= 48 for batch, width in shapes), shapes
+    assert tight_scores == pytest.approx(roomy.score(documents).scores, abs=1e-5)
+
+
+def test_the_sentence_encoder_pads_with_the_tokenizer_and_caps_sentences_per_pass(tiny_bert_dir):
+    embedder = SentenceEmbedder.from_folder(tiny_bert_dir, batch_size=2)
+    shapes = _forward_shapes(embedder)
+    sentences = ["Short one.", "A somewhat longer sentence than the first.", "Mid length here.", "Tiny."]
+    together = embedder.embed(sentences)
+    assert [batch for batch, _ in shapes] == [2, 2] and shapes[0][1] > shapes[1][1]  # longest first, padded per pass
+    one_by_one = SentenceEmbedder(embedder.model, embedder.tokenizer, batch_size=1).embed(sentences)
+    assert together.shape == (4, embedder.model.config.hidden_size)
+    assert (together - one_by_one).abs().max() < 1e-5  # padding is masked out of the mean
+    with pytest.raises(InputError, match="max_tokens_per_batch"):
+        SentenceEmbedder(embedder.model, embedder.tokenizer, max_tokens_per_batch=0)

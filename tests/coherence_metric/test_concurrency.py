@@ -86,11 +86,11 @@ def test_the_sentence_encoder_loads_once_for_concurrent_scoring(cohesion_checkpo
     expected = CoherenceScorer(str(cohesion_checkpoint)).score(TEXTS).scores
 
     def work() -> Any:
-        return scorer.cohesion, scorer.score(TEXTS).scores
+        return scorer.sentence_embedder, scorer.score(TEXTS).scores
 
     results = _run_together(work)
     assert len({id(encoder) for encoder, _ in results}) == 1, "the sentence encoder was loaded more than once"
-    assert scorer.cohesion is results[0][0]
+    assert scorer.sentence_embedder is results[0][0]
     assert all(scores == pytest.approx(expected, abs=1e-6) for _, scores in results)
     assert hf_logging.get_verbosity() == verbosity
 

@@ -13,7 +13,7 @@ from safetensors.torch import load_file, save_file
 from coherence_metric import CheckpointError, CoherenceModel, CoherenceScorer, InputError, load_checkpoint
 from coherence_metric.checkpoint import add_sentence_scorer, remove_sentence_scorer
 from coherence_metric.checkpoint_config import CONFIG_NAME, HEAD_FILE, read_checkpoint_config
-from coherence_metric.cohesion import SentenceCohesion
+from coherence_metric.sentence_pass import SentenceEmbedder, adjacent_cosines
 from coherence_metric.sentence_scorer import SentenceLevelScorer, SentenceScorerShape, window_starts
 
 DOCUMENTS = [
@@ -71,7 +71,7 @@ def test_with_a_silent_read_out_the_term_is_scale_times_the_mean_adjacent_cosine
         scorer.out.bias.zero_()
         value = float(scorer.score_documents(embeddings, [[0, 1, 2, 3]])[0])
         single = float(scorer.score_documents(embeddings, [[2]])[0])
-    cosines = SentenceCohesion.scores_from(embeddings, [[0, 1, 2, 3]])[0]
+    cosines = adjacent_cosines(embeddings, [[0, 1, 2, 3]])[0]
     assert value == pytest.approx(float(scorer.scale.detach()) * cosines, abs=1e-5)
     assert single == 0.0, "a one-sentence text has no adjacent pair"
 
@@ -110,7 +110,7 @@ def test_the_score_adds_the_term_over_the_pretrained_sentence_embeddings(checkpo
     plain_folder, folder = checkpoints
     plain = CoherenceScorer(str(plain_folder)).score(DOCUMENTS).scores
     combined = CoherenceScorer(str(folder)).score(DOCUMENTS).scores
-    embeddings, rows = SentenceCohesion.from_folder(tiny_bert_dir).embed_documents(SPLIT)
+    embeddings, rows = SentenceEmbedder.from_folder(tiny_bert_dir).embed_documents(SPLIT)
     with torch.no_grad():
         terms = _scorer(seed=5).score_documents(embeddings, rows).tolist()
     assert combined == pytest.approx([p + t for p, t in zip(plain, terms)], abs=1e-5)

@@ -195,7 +195,7 @@ def test_a_run_can_start_from_a_checkpoint_and_train_with_a_cohesion_term(tiny_t
     config.objective.cohesion_weight = 2.0
     trainer = Trainer(config, progress=False)
     assert torch.equal(trainer.model.head.weight, start.head.weight), "the run starts from the checkpoint's head"
-    assert float(trainer.model.cohesion_weight) == 2.0 and trainer.cohesion is not None
+    assert float(trainer.model.cohesion_weight) == 2.0 and trainer.sentence_embedder is not None
     # The loss sees head + 2.0 x cohesion, the scores users get.
     item = trainer.dev_items[0]
     negatives = item.negative_documents()[:2]
@@ -204,7 +204,7 @@ def test_a_run_can_start_from_a_checkpoint_and_train_with_a_cohesion_term(tiny_t
         encoded = trainer.tokenizer([" ".join(document) for document in [item.pos, *negatives]], padding=True,
                                     return_tensors="pt")
         heads = trainer.model(encoded["input_ids"], encoded["attention_mask"])
-    combined = heads + 2.0 * torch.tensor(trainer.cohesion.scores([item.pos, *negatives]))
+    combined = heads + 2.0 * torch.tensor(trainer.sentence_embedder.cohesion([item.pos, *negatives]))
     expected = contrastive_margin_loss(combined[:1], combined[1:].unsqueeze(0), 0.1)
     without = contrastive_margin_loss(heads[:1], heads[1:].unsqueeze(0), 0.1)
     assert float(loss.detach()) == pytest.approx(float(expected), abs=1e-5)
@@ -213,7 +213,8 @@ def test_a_run_can_start_from_a_checkpoint_and_train_with_a_cohesion_term(tiny_t
     shipped = CoherenceScorer(str(tmp_path / "cohesion" / "final"))
     assert float(shipped.model.cohesion_weight) == 2.0
     documents = [item.pos for item in trainer.dev_items[:3]] + trainer.dev_items[0].negative_documents()[:2]
-    during_training = score_documents(trainer.model, trainer.tokenizer, documents, 100, cohesion=trainer.cohesion)
+    during_training = score_documents(trainer.model, trainer.tokenizer, documents, 100,
+                                      sentence_embedder=trainer.sentence_embedder)
     assert shipped.score(documents).scores == pytest.approx(during_training, abs=1e-4), \
         "dev accuracy must measure the scores users get, cohesion term included"
     with pytest.raises(InputError, match="cohesion_weight must be a positive number"):

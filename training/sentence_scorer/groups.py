@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 import torch
 
-from coherence_metric.cohesion import SentenceCohesion
+from coherence_metric.sentence_pass import SentenceEmbedder
 
 from ..data.examples import TrainingItem
 from ..data.intrusions import Intrusion, build_document_intrusions, build_intrusions, build_sibling_intrusions
@@ -92,7 +92,7 @@ def cache_key(settings: Dict[str, Any]) -> str:
 
 
 def embedded_groups(path: Path, key: str, documents: Sequence[Sequence[str]], spans: List[Span],
-                    encoder: SentenceCohesion) -> EmbeddedGroups:
+                    encoder: SentenceEmbedder) -> EmbeddedGroups:
     """The groups' embeddings: read from ``path`` when it was written with the same ``key``, else computed and saved."""
     if path.is_file():
         try:  # tensors, ints and lists only; an unreadable cache (a kill mid-copy, an older format) is recomputed

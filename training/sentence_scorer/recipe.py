@@ -15,8 +15,8 @@ import torch
 
 from coherence_metric.checkpoint import add_sentence_scorer, remove_sentence_scorer
 from coherence_metric.checkpoint_config import read_checkpoint_config
-from coherence_metric.cohesion import SentenceCohesion
 from coherence_metric.errors import InputError
+from coherence_metric.sentence_pass import SentenceEmbedder
 from coherence_metric.sentence_scorer import SentenceLevelScorer, SentenceScorerShape
 
 from ..config import build_family_recipe, read_recipe_mapping
@@ -139,7 +139,7 @@ class SentenceScorerRun:
         recover_directory(self.out / CHECKPOINT_DIR)  # a kill while checkpoint/ was replaced left the old one aside
         self.base_folder = self._term_free(resolve_model(recipe.base_checkpoint, local_files_only=True).folder)
         self.base = CoherenceScorer(str(self.base_folder))
-        self.encoder = SentenceCohesion.from_folder(resolve_backbone_folder(self.base.model.backbone_spec))
+        self.encoder = SentenceEmbedder.from_folder(resolve_backbone_folder(self.base.model.backbone_spec))
 
     def _term_free(self, folder: Path) -> Path:
         """``folder``, or, when it already has a sentence-level term (as the default has), the checkpoint that term

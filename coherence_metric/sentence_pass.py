@@ -1,0 +1,158 @@
+"""The sentence pass of scoring: every sentence once through the frozen pretrained encoder, then the sentence terms.
+
+A checkpoint's head reads a whole text through one mean-pooled vector, in which a single sentence that does not
+belong barely moves the score. Two optional terms read the text sentence by sentence instead, and both start from
+the same embeddings: the cohesion term, ``w * mean cosine of adjacent sentences``, and the learned sentence-level
+term (:mod:`coherence_metric.sentence_scorer`). The encoder is the checkpoint's *pretrained* backbone, unchanged by
+training, so the embeddings mean the same in every checkpoint built on it; the benchmarks' adjacent-sentence-cosine
+baseline uses this module too.
+
+Sentences are tokenised once, grouped longest first under the scorer's padded-token budget
+(:func:`coherence_metric.batching.plan_batches`) and padded by the tokenizer, so a text's value does not depend on
+which other texts share the call (up to float rounding, about 1e-6).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, List, Optional, Sequence, Tuple, Union
+
+import torch
+
+from .batching import DEFAULT_MAX_TOKENS_PER_BATCH, plan_batches
+from .errors import InputError
+
+logger = logging.getLogger("coherence_metric")
+
+#: all-MiniLM-L6-v2 was trained on inputs of at most 256 word pieces (its sentence-transformers setting).
+SENTENCE_MAX_LENGTH = 256
+#: Sentences per forward pass at most, besides the token budget: the batches every shipped number was measured
+#: with, so scores stay bit-identical (the budget alone, 8192 tokens, moved some by up to 1.2e-6, float32 rounding).
+SENTENCES_PER_BATCH = 64
+
+
+class SentenceEmbedder:
+    """Mean-pooled, L2-normalised sentence embeddings from a frozen encoder.
+
+    Args:
+        model: a transformers encoder (``last_hidden_state`` output), used in eval mode and never trained.
+        tokenizer: its tokenizer.
+        max_tokens_per_batch: padded tokens per forward pass (the scorer passes its own), so long sentences get
+            smaller batches and memory stays bounded.
+        batch_size: at most this many sentences per forward pass besides the token budget; None for no limit.
+        max_length: word pieces kept per sentence.
+        device: torch device of the encoder.
+    """
+
+    def __init__(self, model: Any, tokenizer: Any, max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
+                 batch_size: Optional[int] = SENTENCES_PER_BATCH, max_length: int = SENTENCE_MAX_LENGTH,
+                 device: Union[str, torch.device] = "cpu") -> None:
+        if batch_size is not None and batch_size < 1:
+            raise InputError(f"batch_size must be at least 1, got {batch_size}")
+        if max_tokens_per_batch < 1:
+            raise InputError(f"max_tokens_per_batch must be at least 1, got {max_tokens_per_batch}")
+        self.model = model.to(device).eval()
+        for parameter in self.model.parameters():
+            parameter.requires_grad_(False)
+        self.tokenizer = tokenizer
+        self.max_tokens_per_batch = max_tokens_per_batch
+        self.batch_size = batch_size
+        self.max_length = max_length
+        self.device = device
+
+    @classmethod
+    def from_folder(cls, folder: Union[str, Path], **settings: Any) -> "SentenceEmbedder":
+        """Load the encoder and tokenizer of a local transformers folder."""
+        from transformers import AutoModel, AutoTokenizer
+
+        from .quiet import quiet_transformers
+
+        with quiet_transformers():
+            tokenizer = AutoTokenizer.from_pretrained(str(folder))
+            model = AutoModel.from_pretrained(str(folder))
+        return cls(model, tokenizer, **settings)
+
+    def embed(self, sentences: Sequence[str]) -> torch.Tensor:
+        """L2-normalised mean-pooled embeddings, one row per sentence, as float32 on the CPU."""
+        encoded = self.tokenizer(list(sentences), truncation=True, max_length=self.max_length)["input_ids"]
+        embeddings = torch.zeros((len(encoded), self.model.config.hidden_size), dtype=torch.float32)
+        batches = plan_batches([len(ids) for ids in encoded], self.max_tokens_per_batch, self.batch_size)
+        with torch.inference_mode():
+            for batch in batches:
+                padded = self.tokenizer.pad({"input_ids": [encoded[index] for index in batch]}, return_tensors="pt")
+                input_ids = padded["input_ids"].to(self.device)
+                attention_mask = padded["attention_mask"].to(self.device)
+                hidden = self.model(input_ids=input_ids, attention_mask=attention_mask,
+                                    token_type_ids=torch.zeros_like(input_ids)).last_hidden_state
+                mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)
+                embeddings[batch] = torch.nn.functional.normalize(pooled, dim=-1).float().cpu()
+        return embeddings
+
+    def embed_documents(self, documents: Sequence[Sequence[str]]) -> Tuple[torch.Tensor, List[List[int]]]:
+        """Embed each distinct sentence once: the embeddings and, per document, its sentences' rows.
+
+        Raises:
+            InputError: a document with no sentences.
+        """
+        for index, sentences in enumerate(documents):
+            if not sentences:
+                raise InputError(f"document {index} has no sentences")
+        unique = list(dict.fromkeys(sentence for sentences in documents for sentence in sentences))
+        row = {sentence: number for number, sentence in enumerate(unique)}
+        embeddings = self.embed(unique) if unique else torch.zeros((0, self.model.config.hidden_size))
+        logger.debug("sentence embeddings: %d documents, %d unique sentences", len(documents), len(unique))
+        return embeddings, [[row[sentence] for sentence in sentences] for sentences in documents]
+
+    def cohesion(self, documents: Sequence[Sequence[str]]) -> List[float]:
+        """The mean adjacent-sentence cosine of each document (each a list of sentences), in [-1, 1].
+
+        Raises:
+            InputError: a document with no sentences.
+        """
+        return adjacent_cosines(*self.embed_documents(documents))
+
+
+def adjacent_cosines(embeddings: torch.Tensor, rows: Sequence[Sequence[int]]) -> List[float]:
+    """The mean cosine of adjacent sentences of each document given as rows of ``embeddings`` (L2-normalised);
+    0.0 for a document of one sentence, which has no adjacent pair."""
+    values = []
+    for document_rows in rows:
+        if len(document_rows) < 2:
+            values.append(0.0)
+            continue
+        vectors = embeddings[list(document_rows)]
+        cosines = (vectors[:-1] * vectors[1:]).sum(dim=-1).clamp(-1.0, 1.0)
+        values.append(float(cosines.mean()))
+    return values
+
+
+def add_sentence_terms(model: Any, embedder: SentenceEmbedder, documents: Sequence[Sequence[str]],
+                       scores: Sequence[float], device: Union[str, torch.device]) -> List[float]:
+    """``scores`` plus what the model's sentence-level terms add to each document (unchanged when it has neither).
+
+    Args:
+        model: a :class:`~coherence_metric.model.CoherenceModel` (its ``cohesion_weight`` and ``sentence_scorer``).
+        embedder: the encoder of its pretrained backbone.
+        documents: each document as its sentences.
+        scores: the document pass's scores, one per document.
+        device: where the sentence scorer runs.
+    """
+    cohesion_weight, sentence_scorer = model.cohesion_weight, model.sentence_scorer
+    result = list(scores)
+    if cohesion_weight is None and sentence_scorer is None:
+        return result
+    embeddings, rows = embedder.embed_documents(documents)
+    if cohesion_weight is not None:
+        weight = float(cohesion_weight)
+        result = [value + weight * term for value, term in zip(result, adjacent_cosines(embeddings, rows))]
+    if sentence_scorer is not None:
+        with torch.inference_mode():
+            terms = sentence_scorer.score_documents(embeddings.to(device), rows).float().cpu().tolist()
+        result = [value + term for value, term in zip(result, terms)]
+    return result
+
+
+__all__ = ["SENTENCES_PER_BATCH", "SENTENCE_MAX_LENGTH", "SentenceEmbedder", "adjacent_cosines",
+           "add_sentence_terms"]

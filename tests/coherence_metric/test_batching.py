@@ -1,0 +1,22 @@
+"""Batches for both passes of scoring: every sequence once, longest first, under the count and token budgets."""
+
+from __future__ import annotations
+
+from coherence_metric.batching import plan_batches
+
+
+def test_batches_cover_every_index_once_longest_first_within_both_budgets() -> None:
+    lengths = [5, 40, 12, 40, 3, 100, 7]
+    batches = plan_batches(lengths, max_tokens=80, max_items=3)
+    assert sorted(index for batch in batches for index in batch) == list(range(len(lengths)))
+    assert batches[0] == [5]  # 100 tokens: over the budget, so a batch of its own, first
+    assert batches[1] == [1, 3]  # equal lengths keep input order; a third would pad to 3 x 40 > 80
+    for batch in batches:
+        assert len(batch) <= 3 and (len(batch) == 1 or len(batch) * lengths[batch[0]] <= 80)
+        assert [lengths[index] for index in batch] == sorted((lengths[index] for index in batch), reverse=True)
+
+
+def test_without_a_count_limit_the_token_budget_alone_decides() -> None:
+    assert plan_batches([2] * 10, max_tokens=8) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    assert plan_batches([2] * 10, max_tokens=1000) == [list(range(10))]
+    assert plan_batches([], max_tokens=8) == []
