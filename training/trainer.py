@@ -129,6 +129,7 @@ class Trainer:
     def __init__(self, recipe: RecipeConfig, progress: bool = True) -> None:
         self.recipe = recipe
         self.progress = progress
+        self._cached_order: Optional[Tuple[int, List[int]]] = None
         self.output_dir = Path(recipe.output_dir)
         self.world = distributed.setup()
         self.device = self.world.device
@@ -206,9 +207,13 @@ class Trainer:
             write_text_atomically(json.dumps(record), path)
 
     def _order(self, epoch: int) -> List[int]:
-        order = list(range(len(self.train_items)))
-        random.Random(f"{self.recipe.train.seed}:{epoch}").shuffle(order)
-        return order
+        """The epoch's seeded item order, shuffled once per epoch (not once per item looked up)."""
+        cached = self._cached_order
+        if cached is None or cached[0] != epoch:
+            order = list(range(len(self.train_items)))
+            random.Random(f"{self.recipe.train.seed}:{epoch}").shuffle(order)
+            cached = self._cached_order = (epoch, order)
+        return cached[1]
 
     def stream_position(self, step: int, slot: int) -> int:
         """Position in the global item stream of this rank's ``slot``-th document of optimizer ``step``."""
