@@ -35,6 +35,7 @@ _LAZY = {
     "Signature": "signature",
     "diagnose": "diagnostics",
     "DiagnosticReport": "diagnostics",
+    "score_dataframe": "dataframe",
 }
 
 __all__ = [
@@ -57,10 +58,12 @@ __all__ = [
     "load_checkpoint",
     "save_checkpoint",
     "score",
+    "score_dataframe",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .checkpoint import load_checkpoint, save_checkpoint
+    from .dataframe import score_dataframe
     from .diagnostics import DiagnosticReport, diagnose
     from .model import CoherenceModel
     from .results import CompareResult, ScoreResult

@@ -13,14 +13,16 @@ import hashlib
 import logging
 import threading
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 import torch
 
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, check_bootstrap_settings, paired_bootstrap
 from .checkpoint import load_checkpoint
 from .cohesion import SentenceCohesion
+from .containers import as_text_list
 from .errors import InputError
 from .model import CoherenceModel
 from .registry import DEFAULT_MODEL, resolve_model
@@ -224,8 +226,9 @@ class CoherenceScorer:
 
     # ----------------------------------------------------------------------------------------- public API
 
-    def score(self, texts: Union[str, Sequence[Document]]) -> ScoreResult:
-        """Score texts: a string, a list of strings, or a list of sentence lists (joined with spaces).
+    def score(self, texts: Union[str, Iterable[Any]]) -> ScoreResult:
+        """Score texts: a string, or a list (tuple, generator, 1-D numpy array, pandas Series, any ordered iterable)
+        of texts, each a string or a list of sentences (joined with spaces).
 
         Returns:
             A ScoreResult with one score per text in input order, the mean, the truncation counts and
@@ -234,7 +237,7 @@ class CoherenceScorer:
         Raises:
             InputError: an empty text, a wrong type, or (with ``truncation="error"``) a text too long.
         """
-        documents = texts if not isinstance(texts, str) else [texts]
+        documents = as_text_list(texts)
         joined = normalise_documents(documents)
         encoded = self._encode(list(documents), joined)
         unit_scores = self._score_ids(encoded.ids)
@@ -263,15 +266,16 @@ class CoherenceScorer:
 
     def compare(
         self,
-        a: Union[Document, Sequence[Document]],
-        b: Union[Document, Sequence[Document]],
+        a: Union[Document, Iterable[Any]],
+        b: Union[Document, Iterable[Any]],
         bootstrap_resamples: int = DEFAULT_RESAMPLES,
         seed: int = DEFAULT_SEED,
     ) -> CompareResult:
         """Compare two texts, or two systems' outputs on the same inputs (two equal-length lists).
 
         Args:
-            a: a string, or a list of texts (each a string or a list of sentences) for system A.
+            a: a string, or a list (any ordered iterable, numpy array, pandas Series) of texts, each a string or
+                a list of sentences, for system A.
             b: the same shape as ``a``.
             bootstrap_resamples: resamples of the paired bootstrap (paired comparisons only), 1 to 1,000,000.
             seed: the bootstrap's seed, 0 to 2**63 - 1; it goes into the signature.
@@ -281,11 +285,11 @@ class CoherenceScorer:
         if isinstance(a, str) != isinstance(b, str):
             raise InputError("compare needs two texts or two lists of texts, not one of each")
         paired = not isinstance(a, str)
-        if paired and not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))):
+        if paired and not (isinstance(a, Iterable) and isinstance(b, Iterable)):
             raise InputError(f"compare takes strings or lists of texts, got {type(a).__name__} and {type(b).__name__}")
         check_bootstrap_settings(bootstrap_resamples, seed)
-        side_a: List[Any] = list(a) if paired else [a]
-        side_b: List[Any] = list(b) if paired else [b]
+        side_a: List[Any] = as_text_list(a) if paired else [a]
+        side_b: List[Any] = as_text_list(b) if paired else [b]
         if len(side_a) != len(side_b):
             raise InputError(
                 f"system A has {len(side_a)} texts and system B has {len(side_b)}: a paired comparison "
@@ -438,13 +442,31 @@ def _cache_store(key: Tuple[Any, ...], scorer: CoherenceScorer) -> None:
             _cached.pop(next(iter(_cached)))
 
 
-def get_scorer(model: str = DEFAULT_MODEL, **settings: Any) -> CoherenceScorer:
-    """A scorer for these settings, built once and reused (bert_score rebuilt its model on every call).
+def get_scorer(
+    model: str = DEFAULT_MODEL,
+    *,
+    device: Optional[str] = None,
+    dtype: Optional[str] = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    max_length: Optional[int] = None,
+    truncation: str = "window",
+    revision: Optional[str] = None,
+    local_files_only: bool = False,
+    max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
+    progress: bool = False,
+) -> CoherenceScorer:
+    """A scorer for these settings (``CoherenceScorer``'s arguments), built once and reused (bert_score rebuilt its
+    model on every call).
 
     Keeps the last few distinct settings; the oldest is dropped first. Thread-safe: threads asking for the same
     settings on a cold cache wait for one build (four threads used to load four models); other settings build
     at the same time.
     """
+    settings: Dict[str, Any] = {
+        "device": device, "dtype": dtype, "batch_size": batch_size, "max_length": max_length,
+        "truncation": truncation, "revision": revision, "local_files_only": local_files_only,
+        "max_tokens_per_batch": max_tokens_per_batch, "progress": progress,
+    }
     key = (model, tuple(sorted(settings.items())))
     scorer = _cache_lookup(key)
     if scorer is not None:
@@ -464,18 +486,46 @@ def get_scorer(model: str = DEFAULT_MODEL, **settings: Any) -> CoherenceScorer:
     return scorer
 
 
-def score(texts: Union[str, Sequence[Document]], model: str = DEFAULT_MODEL, **settings: Any) -> ScoreResult:
-    """Score texts with a cached ``CoherenceScorer(model, **settings)``; see ``CoherenceScorer.score``."""
-    return get_scorer(model, **settings).score(texts)
+def score(
+    texts: Union[str, Iterable[Any]],
+    model: str = DEFAULT_MODEL,
+    *,
+    device: Optional[str] = None,
+    dtype: Optional[str] = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    max_length: Optional[int] = None,
+    truncation: str = "window",
+    revision: Optional[str] = None,
+    local_files_only: bool = False,
+    max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
+    progress: bool = False,
+) -> ScoreResult:
+    """Score texts with a cached ``CoherenceScorer`` of these settings; see ``CoherenceScorer.score``."""
+    scorer = get_scorer(model, device=device, dtype=dtype, batch_size=batch_size, max_length=max_length,
+                        truncation=truncation, revision=revision, local_files_only=local_files_only,
+                        max_tokens_per_batch=max_tokens_per_batch, progress=progress)
+    return scorer.score(texts)
 
 
 def compare(
-    a: Union[Document, Sequence[Document]],
-    b: Union[Document, Sequence[Document]],
+    a: Union[Document, Iterable[Any]],
+    b: Union[Document, Iterable[Any]],
     model: str = DEFAULT_MODEL,
     bootstrap_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
-    **settings: Any,
+    *,
+    device: Optional[str] = None,
+    dtype: Optional[str] = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    max_length: Optional[int] = None,
+    truncation: str = "window",
+    revision: Optional[str] = None,
+    local_files_only: bool = False,
+    max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
+    progress: bool = False,
 ) -> CompareResult:
-    """Compare with a cached ``CoherenceScorer(model, **settings)``; see ``CoherenceScorer.compare``."""
-    return get_scorer(model, **settings).compare(a, b, bootstrap_resamples=bootstrap_resamples, seed=seed)
+    """Compare with a cached ``CoherenceScorer`` of these settings; see ``CoherenceScorer.compare``."""
+    scorer = get_scorer(model, device=device, dtype=dtype, batch_size=batch_size, max_length=max_length,
+                        truncation=truncation, revision=revision, local_files_only=local_files_only,
+                        max_tokens_per_batch=max_tokens_per_batch, progress=progress)
+    return scorer.compare(a, b, bootstrap_resamples=bootstrap_resamples, seed=seed)
