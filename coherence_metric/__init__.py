@@ -36,6 +36,8 @@ _LAZY = {
     "diagnose": "diagnostics",
     "DiagnosticReport": "diagnostics",
     "score_dataframe": "dataframe",
+    "SystemsComparison": "systems",
+    "PairComparison": "systems",
 }
 
 __all__ = [
@@ -49,7 +51,9 @@ __all__ = [
     "ModelNotFoundError",
     "NetworkError",
     "ScoreResult",
+    "PairComparison",
     "Signature",
+    "SystemsComparison",
     "TruncationWarning",
     "__version__",
     "compare",
@@ -69,6 +73,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .results import CompareResult, ScoreResult
     from .scorer import CoherenceScorer, TruncationWarning, compare, get_scorer, score
     from .signature import Signature
+    from .systems import PairComparison, SystemsComparison
 
 
 def __getattr__(name: str) -> Any:

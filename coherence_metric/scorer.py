@@ -15,7 +15,7 @@ import threading
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple, Union
 
 import torch
 
@@ -29,9 +29,13 @@ from .registry import DEFAULT_MODEL, resolve_model
 from .results import CompareResult, ScoreResult
 from .runtime import autocast_context, resolve_device, resolve_dtype
 from .signature import Signature
+from .significance import DEFAULT_TRIALS, check_trials, paired_tests
 from .texts import Document, normalise_documents, sentences_of
 from .version import __version__
 from .windows import sentence_windows
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .systems import SystemsComparison
 
 logger = logging.getLogger("coherence_metric")
 
@@ -270,6 +274,7 @@ class CoherenceScorer:
         b: Union[Document, Iterable[Any]],
         bootstrap_resamples: int = DEFAULT_RESAMPLES,
         seed: int = DEFAULT_SEED,
+        randomization_trials: int = DEFAULT_TRIALS,
     ) -> CompareResult:
         """Compare two texts, or two systems' outputs on the same inputs (two equal-length lists).
 
@@ -279,8 +284,12 @@ class CoherenceScorer:
             b: the same shape as ``a``.
             bootstrap_resamples: resamples of the paired bootstrap (paired comparisons only), 1 to 1,000,000.
             seed: the bootstrap's seed, 0 to 2**63 - 1; it goes into the signature.
+            randomization_trials: trials of the approximate randomization test (paired comparisons only), 1 to
+                1,000,000; it goes into the signature.
 
-        Scores within ``TIE_TOLERANCE`` (1e-5) of each other are a tie, per pair and for the winner.
+        Scores within ``TIE_TOLERANCE`` (1e-5) of each other are a tie, per pair and for the winner. A paired
+        comparison carries two-sided p-values that the systems differ (paired bootstrap and approximate
+        randomization, :mod:`coherence_metric.significance`).
         """
         if isinstance(a, str) != isinstance(b, str):
             raise InputError("compare needs two texts or two lists of texts, not one of each")
@@ -288,6 +297,7 @@ class CoherenceScorer:
         if paired and not (isinstance(a, Iterable) and isinstance(b, Iterable)):
             raise InputError(f"compare takes strings or lists of texts, got {type(a).__name__} and {type(b).__name__}")
         check_bootstrap_settings(bootstrap_resamples, seed)
+        check_trials(randomization_trials)
         side_a: List[Any] = as_text_list(a) if paired else [a]
         side_b: List[Any] = as_text_list(b) if paired else [b]
         if len(side_a) != len(side_b):
@@ -300,16 +310,40 @@ class CoherenceScorer:
         if not paired:
             return CompareResult(scores_a, scores_b, result.signature, paired=False, n_truncated=result.n_truncated)
         interval = paired_bootstrap(scores_a, scores_b, resamples=bootstrap_resamples, seed=seed)
+        tests = paired_tests(scores_a, scores_b, resamples=bootstrap_resamples, trials=randomization_trials, seed=seed)
         return CompareResult(
             scores_a,
             scores_b,
-            result.signature.with_bootstrap(bootstrap_resamples, seed),
+            result.signature.with_bootstrap(bootstrap_resamples, seed, randomization_trials),
             paired=True,
             n_truncated=result.n_truncated,
             win_rate_interval=interval.win_rate_interval,
             mean_difference_interval=interval.mean_difference_interval,
             confidence=interval.confidence,
+            p_value_bootstrap=tests.p_value_bootstrap,
+            p_value_randomization=tests.p_value_randomization,
         )
+
+    def compare_systems(
+        self,
+        systems: Mapping[str, Iterable[Any]],
+        bootstrap_resamples: int = DEFAULT_RESAMPLES,
+        seed: int = DEFAULT_SEED,
+        randomization_trials: int = DEFAULT_TRIALS,
+    ) -> "SystemsComparison":
+        """Compare N systems' outputs on the same inputs: ``{"name": [text for input 1, text for input 2, ...]}``.
+
+        Returns a ``SystemsComparison``: each system's ``ScoreResult`` with ``system_score_interval``, a ranking,
+        and every pair's win rate, mean difference, paired-bootstrap intervals and p-values (paired bootstrap and
+        approximate randomization, as sacrebleu), all seeded by ``seed``.
+
+        Raises:
+            InputError: fewer than 2 systems, different numbers of texts, a bad text (named with its system),
+                or settings out of range.
+        """
+        from .systems import compare_systems
+
+        return compare_systems(self, systems, bootstrap_resamples, randomization_trials, seed)
 
     # ------------------------------------------------------------------------------------------ internals
 
@@ -514,6 +548,7 @@ def compare(
     bootstrap_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     *,
+    randomization_trials: int = DEFAULT_TRIALS,
     device: Optional[str] = None,
     dtype: Optional[str] = None,
     batch_size: int = DEFAULT_BATCH_SIZE,
@@ -528,4 +563,5 @@ def compare(
     scorer = get_scorer(model, device=device, dtype=dtype, batch_size=batch_size, max_length=max_length,
                         truncation=truncation, revision=revision, local_files_only=local_files_only,
                         max_tokens_per_batch=max_tokens_per_batch, progress=progress)
-    return scorer.compare(a, b, bootstrap_resamples=bootstrap_resamples, seed=seed)
+    return scorer.compare(a, b, bootstrap_resamples=bootstrap_resamples, seed=seed,
+                          randomization_trials=randomization_trials)
