@@ -16,6 +16,7 @@ from typing import Any, List, Sequence, Tuple, Union
 import torch
 
 from .errors import InputError
+from .progress import SENTENCES, with_progress
 
 logger = logging.getLogger("coherence_metric")
 
@@ -62,15 +63,17 @@ class SentenceCohesion:
             model = AutoModel.from_pretrained(str(folder))
         return cls(model, tokenizer, **settings)
 
-    def embed(self, sentences: Sequence[str]) -> torch.Tensor:
-        """L2-normalised mean-pooled embeddings, one row per sentence, as float32 on the CPU."""
+    def embed(self, sentences: Sequence[str], progress: bool = False) -> torch.Tensor:
+        """L2-normalised mean-pooled embeddings, one row per sentence, as float32 on the CPU (``progress``: a bar
+        over the batches on stderr)."""
         encoded = self.tokenizer(list(sentences), truncation=True, max_length=self.max_length)["input_ids"]
         # Longest first, so similar lengths share a batch (little padding) and a memory blow-up shows at once.
         order = sorted(range(len(encoded)), key=lambda index: len(encoded[index]), reverse=True)
         pad_id = self.tokenizer.pad_token_id or 0
         embeddings = torch.zeros((len(encoded), self.model.config.hidden_size), dtype=torch.float32)
         with torch.inference_mode():
-            for start in range(0, len(order), self.batch_size):
+            starts = range(0, len(order), self.batch_size)
+            for start in with_progress(starts, progress, SENTENCES, len(starts)):
                 batch = order[start : start + self.batch_size]
                 width = max(len(encoded[index]) for index in batch)
                 input_ids = torch.full((len(batch), width), pad_id, dtype=torch.long)
@@ -109,7 +112,8 @@ class SentenceCohesion:
             values.append(float(cosines.mean()))
         return values
 
-    def embed_documents(self, documents: Sequence[Sequence[str]]) -> Tuple[torch.Tensor, List[List[int]]]:
+    def embed_documents(self, documents: Sequence[Sequence[str]],
+                        progress: bool = False) -> Tuple[torch.Tensor, List[List[int]]]:
         """Embed each distinct sentence once: the embeddings and, per document, its sentences' rows.
 
         Raises:
@@ -120,7 +124,7 @@ class SentenceCohesion:
                 raise InputError(f"document {index} has no sentences")
         unique = list(dict.fromkeys(sentence for sentences in documents for sentence in sentences))
         row = {sentence: number for number, sentence in enumerate(unique)}
-        embeddings = self.embed(unique) if unique else torch.zeros((0, self.model.config.hidden_size))
+        embeddings = self.embed(unique, progress) if unique else torch.zeros((0, self.model.config.hidden_size))
         logger.debug("sentence embeddings: %d documents, %d unique sentences", len(documents), len(unique))
         return embeddings, [[row[sentence] for sentence in sentences] for sentences in documents]
 

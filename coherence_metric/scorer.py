@@ -25,6 +25,7 @@ from .cohesion import SentenceCohesion
 from .containers import as_text_list
 from .errors import InputError
 from .model import CoherenceModel
+from .progress import DOCUMENTS, with_progress
 from .registry import DEFAULT_MODEL, resolve_model
 from .results import CompareResult, ScoreResult
 from .runtime import autocast_context, resolve_device, resolve_dtype
@@ -83,7 +84,8 @@ class CoherenceScorer:
         revision: Hub revision when ``model`` is a repo id.
         local_files_only: never touch the network (``HF_HUB_OFFLINE=1`` does the same).
         max_tokens_per_batch: padded tokens per forward pass, bounding memory for long texts.
-        progress: show a progress bar over batches (needs tqdm).
+        progress: progress bars on stderr, one per pass (the document model's batches, then the sentence
+            encoder's for a checkpoint with a sentence-level term).
     """
 
     def __init__(
@@ -181,7 +183,8 @@ class CoherenceScorer:
         cohesion_weight, sentence_scorer = self.model.cohesion_weight, self.model.sentence_scorer
         if cohesion_weight is None and sentence_scorer is None:
             return scores
-        embeddings, rows = self.cohesion.embed_documents([sentences_of(document) for document in documents])
+        embeddings, rows = self.cohesion.embed_documents([sentences_of(document) for document in documents],
+                                                         progress=self.progress)
         if cohesion_weight is not None:
             weight = float(cohesion_weight)
             cosines = self.cohesion.scores_from(embeddings, rows)
@@ -433,16 +436,8 @@ class CoherenceScorer:
     def _score_ids(self, ids: List[List[int]]) -> List[float]:
         scores: List[float] = [0.0] * len(ids)
         batches = self._batches([len(sequence) for sequence in ids])
-        iterator: Any = batches
-        if self.progress:
-            try:
-                from tqdm.auto import tqdm
-
-                iterator = tqdm(batches, desc="scoring", unit="batch")
-            except ImportError:
-                logger.debug("tqdm is not installed: no progress bar")
         with torch.inference_mode(), autocast_context(self.dtype, self.device):
-            for batch in iterator:
+            for batch in with_progress(batches, self.progress, DOCUMENTS, len(batches)):
                 padded = self.tokenizer.pad({"input_ids": [ids[index] for index in batch]}, return_tensors="pt")
                 values = self.model(
                     padded["input_ids"].to(self.device), padded["attention_mask"].to(self.device)

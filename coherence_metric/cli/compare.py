@@ -55,7 +55,7 @@ def _render_paired(result: Any, label_a: str, label_b: str) -> None:
 def compare_command(file_a: str, file_b: str, more_files: Tuple[str, ...], input_format: str, field: str,
                     output_format: str, bootstrap_resamples: int, randomization_trials: int, seed: int, model: str,
                     revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
-                    max_length: Optional[int], truncation: str, offline: bool) -> None:
+                    max_length: Optional[int], truncation: str, offline: bool, progress: bool) -> None:
     """Compare FILE_A with FILE_B: two texts (default), or two or more systems' outputs on the same inputs
     (--input-format lines/paragraphs/jsonl: item i of every file is the same input), with paired-bootstrap
     intervals and p-values (paired bootstrap, approximate randomization) for every pair."""
@@ -64,7 +64,8 @@ def compare_command(file_a: str, file_b: str, more_files: Tuple[str, ...], input
 
         compare_many([file_a, file_b, *more_files], input_format, field, output_format, bootstrap_resamples,
                      randomization_trials, seed,
-                     lambda: build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline))
+                     lambda: build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline,
+                                          progress))
         return
     side_a = read_all([file_a], input_format, field)
     side_b = read_all([file_b], input_format, field)
@@ -72,7 +73,7 @@ def compare_command(file_a: str, file_b: str, more_files: Tuple[str, ...], input
     if paired and len(side_a) != len(side_b):
         raise InputError(f"{file_a} has {len(side_a)} texts and {file_b} has {len(side_b)}: "
                          "a paired comparison needs the same number, in the same order")
-    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline)
+    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
     texts_a = [item.text for item in side_a]
     texts_b = [item.text for item in side_b]
     if paired:

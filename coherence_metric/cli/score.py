@@ -17,10 +17,10 @@ from .options import build_scorer, input_options, model_options, read_all
 @model_options
 def score_command(files: List[str], input_format: str, field: str, output_format: str, model: str,
                   revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
-                  max_length: Optional[int], truncation: str, offline: bool) -> None:
+                  max_length: Optional[int], truncation: str, offline: bool, progress: bool) -> None:
     """Score the texts in FILES (use - for stdin); higher is more coherent."""
     inputs = read_all(list(files), input_format, field)
-    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline)
+    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
     result = scorer.score([item.text for item in inputs])
     labels = [item.label for item in inputs]
     if output_format == "json":
