@@ -19,6 +19,7 @@ def _imported_after(statement: str) -> list:
 
 def test_importing_the_package_and_its_integrations_package_imports_none_of_them():
     assert _imported_after("import coherence_metric, coherence_metric.integrations\n"
+                           "import coherence_metric.distributed, coherence_metric.cli.score\n"
                            "from coherence_metric.integrations import hf_evaluate") == []
 
 
