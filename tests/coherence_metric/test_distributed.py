@@ -6,12 +6,11 @@ import json
 
 import pandas as pd
 import pytest
+import ray
 from click.testing import CliRunner
 
 from coherence_metric import CoherenceScorer, InputError
 from coherence_metric.cli import cli
-
-ray = pytest.importorskip("ray")  # the [integrations] extra; `make test` installs it
 
 TEXTS = [
     "The river rose slowly through the night. By morning the lower fields were under water.",
