@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-EXTRAS ?= train,bench,dev
+EXTRAS ?= train,bench,integrations,dev
 
 .PHONY: install demo test lint clean
 

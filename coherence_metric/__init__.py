@@ -35,6 +35,9 @@ _LAZY = {
     "Signature": "signature",
     "diagnose": "diagnostics",
     "DiagnosticReport": "diagnostics",
+    "score_dataframe": "dataframe",
+    "SystemsComparison": "systems",
+    "PairComparison": "systems",
 }
 
 __all__ = [
@@ -48,7 +51,9 @@ __all__ = [
     "ModelNotFoundError",
     "NetworkError",
     "ScoreResult",
+    "PairComparison",
     "Signature",
+    "SystemsComparison",
     "TruncationWarning",
     "__version__",
     "compare",
@@ -57,15 +62,18 @@ __all__ = [
     "load_checkpoint",
     "save_checkpoint",
     "score",
+    "score_dataframe",
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .checkpoint import load_checkpoint, save_checkpoint
+    from .dataframe import score_dataframe
     from .diagnostics import DiagnosticReport, diagnose
     from .model import CoherenceModel
     from .results import CompareResult, ScoreResult
     from .scorer import CoherenceScorer, TruncationWarning, compare, get_scorer, score
     from .signature import Signature
+    from .systems import PairComparison, SystemsComparison
 
 
 def __getattr__(name: str) -> Any:

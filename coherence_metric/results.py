@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Tuple
 
 from .signature import Signature
@@ -37,27 +37,46 @@ class ScoreResult:
         n_truncated: texts cut at ``max_length`` tokens (``truncation="warn"``).
         n_windowed: texts scored as overlapping sentence windows (``truncation="window"``).
         signature: everything that can change a score.
+        system_score_interval: a percentile bootstrap interval of ``system_score`` over the texts, when asked for
+            (``with_system_score_interval``, ``CoherenceScorer.compare_systems``); None otherwise.
+        confidence: that interval's coverage (0.95).
     """
 
     scores: List[float]
     n_truncated: int
     signature: Signature
     n_windowed: int = 0
+    system_score_interval: Optional[Tuple[float, float]] = None
+    confidence: Optional[float] = None
 
     @property
     def system_score(self) -> float:
         """Mean score over the texts (a system-level number when the texts are one system's outputs)."""
         return sum(self.scores) / len(self.scores)
 
+    def with_system_score_interval(self, resamples: int = 1000, seed: int = 12345,
+                                   confidence: float = 0.95) -> "ScoreResult":
+        """A copy with a seeded bootstrap interval of the system score (texts resampled with replacement); the
+        signature names the resample count and seed. One score alone says nothing about its spread; this does.
+        (The defaults are ``coherence_metric.bootstrap``'s, written out: that module imports this one.)"""
+        from .significance import mean_interval
+
+        return replace(self, system_score_interval=mean_interval(self.scores, resamples, seed, confidence),
+                       confidence=confidence, signature=self.signature.with_bootstrap(resamples, seed))
+
     def to_dict(self) -> Dict[str, Any]:
         """Plain-Python form (for JSON, logging or a results table)."""
-        return {
+        data: Dict[str, Any] = {
             "scores": list(self.scores),
             "system_score": self.system_score,
             "n_truncated": self.n_truncated,
             "n_windowed": self.n_windowed,
             "signature": str(self.signature),
         }
+        if self.system_score_interval is not None:
+            data["system_score_interval"] = list(self.system_score_interval)
+            data["confidence"] = self.confidence
+        return data
 
     def to_json(self, **kwargs: Any) -> str:
         """JSON text of ``to_dict()``; keyword arguments go to ``json.dumps``."""
@@ -72,6 +91,8 @@ class CompareResult:
     For two equal-length lists (two systems' outputs on the same inputs) there are per-pair results, the
     share of inputs where A wins, and paired-bootstrap 95% intervals for that share and for the mean
     difference. Ties (scores within ``TIE_TOLERANCE``, 1e-5) are counted apart and are wins for neither side.
+    A paired comparison also carries two-sided p-values that A and B differ: paired bootstrap resampling and
+    approximate randomization (:mod:`coherence_metric.significance`).
     """
 
     scores_a: List[float]
@@ -82,6 +103,8 @@ class CompareResult:
     win_rate_interval: Optional[Tuple[float, float]] = None
     mean_difference_interval: Optional[Tuple[float, float]] = None
     confidence: Optional[float] = None
+    p_value_bootstrap: Optional[float] = None
+    p_value_randomization: Optional[float] = None
     pair_winners: List[str] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -151,6 +174,8 @@ class CompareResult:
                     "win_rate_interval": list(self.win_rate_interval or ()),
                     "mean_difference_interval": list(self.mean_difference_interval or ()),
                     "confidence": self.confidence,
+                    "p_value_bootstrap": self.p_value_bootstrap,
+                    "p_value_randomization": self.p_value_randomization,
                 }
             )
         return data

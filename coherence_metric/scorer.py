@@ -13,24 +13,31 @@ import hashlib
 import logging
 import threading
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple, Union
 
 import torch
 
 from .batching import DEFAULT_MAX_TOKENS_PER_BATCH, plan_batches
 from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, check_bootstrap_settings, paired_bootstrap
 from .checkpoint import load_checkpoint
+from .containers import as_text_list
 from .errors import InputError
 from .model import CoherenceModel
+from .progress import DOCUMENTS, with_progress
 from .registry import DEFAULT_MODEL, resolve_model
 from .results import CompareResult, ScoreResult
 from .runtime import autocast_context, resolve_device, resolve_dtype
 from .sentence_pass import SentenceEmbedder, add_sentence_terms
 from .signature import Signature
+from .significance import DEFAULT_TRIALS, check_trials, paired_tests
 from .texts import Document, normalise_documents, sentences_of
 from .version import __version__
 from .windows import sentence_windows
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .systems import SystemsComparison
 
 logger = logging.getLogger("coherence_metric")
 
@@ -77,7 +84,8 @@ class CoherenceScorer:
         revision: Hub revision when ``model`` is a repo id.
         local_files_only: never touch the network (``HF_HUB_OFFLINE=1`` does the same).
         max_tokens_per_batch: padded tokens per forward pass, bounding memory for long texts.
-        progress: show a progress bar over batches (needs tqdm).
+        progress: progress bars on stderr, one per pass (the document model's batches, then the sentence
+            encoder's for a checkpoint with a sentence-level term).
     """
 
     def __init__(
@@ -176,7 +184,8 @@ class CoherenceScorer:
         if self.model.cohesion_weight is None and self.model.sentence_scorer is None:
             return scores  # no sentence splitting, no encoder loaded
         return add_sentence_terms(self.model, self.sentence_embedder,
-                                  [sentences_of(document) for document in documents], scores, self.device)
+                                  [sentences_of(document) for document in documents], scores, self.device,
+                                  progress=self.progress)
 
     @property
     def fingerprint(self) -> str:
@@ -216,8 +225,9 @@ class CoherenceScorer:
 
     # ----------------------------------------------------------------------------------------- public API
 
-    def score(self, texts: Union[str, Sequence[Document]]) -> ScoreResult:
-        """Score texts: a string, a list of strings, or a list of sentence lists (joined with spaces).
+    def score(self, texts: Union[str, Iterable[Any]]) -> ScoreResult:
+        """Score texts: a string, or a list (tuple, generator, 1-D numpy array, pandas Series, any ordered iterable)
+        of texts, each a string or a list of sentences (joined with spaces).
 
         Returns:
             A ScoreResult with one score per text in input order, the mean, the truncation counts and
@@ -226,7 +236,7 @@ class CoherenceScorer:
         Raises:
             InputError: an empty text, a wrong type, or (with ``truncation="error"``) a text too long.
         """
-        documents = texts if not isinstance(texts, str) else [texts]
+        documents = as_text_list(texts)
         joined = normalise_documents(documents)
         encoded = self._encode(list(documents), joined)
         unit_scores = self._score_ids(encoded.ids)
@@ -255,29 +265,36 @@ class CoherenceScorer:
 
     def compare(
         self,
-        a: Union[Document, Sequence[Document]],
-        b: Union[Document, Sequence[Document]],
+        a: Union[Document, Iterable[Any]],
+        b: Union[Document, Iterable[Any]],
         bootstrap_resamples: int = DEFAULT_RESAMPLES,
         seed: int = DEFAULT_SEED,
+        randomization_trials: int = DEFAULT_TRIALS,
     ) -> CompareResult:
         """Compare two texts, or two systems' outputs on the same inputs (two equal-length lists).
 
         Args:
-            a: a string, or a list of texts (each a string or a list of sentences) for system A.
+            a: a string, or a list (any ordered iterable, numpy array, pandas Series) of texts, each a string or
+                a list of sentences, for system A.
             b: the same shape as ``a``.
             bootstrap_resamples: resamples of the paired bootstrap (paired comparisons only), 1 to 1,000,000.
             seed: the bootstrap's seed, 0 to 2**63 - 1; it goes into the signature.
+            randomization_trials: trials of the approximate randomization test (paired comparisons only), 1 to
+                1,000,000; it goes into the signature.
 
-        Scores within ``TIE_TOLERANCE`` (1e-5) of each other are a tie, per pair and for the winner.
+        Scores within ``TIE_TOLERANCE`` (1e-5) of each other are a tie, per pair and for the winner. A paired
+        comparison carries two-sided p-values that the systems differ (paired bootstrap and approximate
+        randomization, :mod:`coherence_metric.significance`).
         """
         if isinstance(a, str) != isinstance(b, str):
             raise InputError("compare needs two texts or two lists of texts, not one of each")
         paired = not isinstance(a, str)
-        if paired and not (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple))):
+        if paired and not (isinstance(a, Iterable) and isinstance(b, Iterable)):
             raise InputError(f"compare takes strings or lists of texts, got {type(a).__name__} and {type(b).__name__}")
         check_bootstrap_settings(bootstrap_resamples, seed)
-        side_a: List[Any] = list(a) if paired else [a]
-        side_b: List[Any] = list(b) if paired else [b]
+        check_trials(randomization_trials)
+        side_a: List[Any] = as_text_list(a) if paired else [a]
+        side_b: List[Any] = as_text_list(b) if paired else [b]
         if len(side_a) != len(side_b):
             raise InputError(
                 f"system A has {len(side_a)} texts and system B has {len(side_b)}: a paired comparison "
@@ -288,16 +305,40 @@ class CoherenceScorer:
         if not paired:
             return CompareResult(scores_a, scores_b, result.signature, paired=False, n_truncated=result.n_truncated)
         interval = paired_bootstrap(scores_a, scores_b, resamples=bootstrap_resamples, seed=seed)
+        tests = paired_tests(scores_a, scores_b, resamples=bootstrap_resamples, trials=randomization_trials, seed=seed)
         return CompareResult(
             scores_a,
             scores_b,
-            result.signature.with_bootstrap(bootstrap_resamples, seed),
+            result.signature.with_bootstrap(bootstrap_resamples, seed, randomization_trials),
             paired=True,
             n_truncated=result.n_truncated,
             win_rate_interval=interval.win_rate_interval,
             mean_difference_interval=interval.mean_difference_interval,
             confidence=interval.confidence,
+            p_value_bootstrap=tests.p_value_bootstrap,
+            p_value_randomization=tests.p_value_randomization,
         )
+
+    def compare_systems(
+        self,
+        systems: Mapping[str, Iterable[Any]],
+        bootstrap_resamples: int = DEFAULT_RESAMPLES,
+        seed: int = DEFAULT_SEED,
+        randomization_trials: int = DEFAULT_TRIALS,
+    ) -> "SystemsComparison":
+        """Compare N systems' outputs on the same inputs: ``{"name": [text for input 1, text for input 2, ...]}``.
+
+        Returns a ``SystemsComparison``: each system's ``ScoreResult`` with ``system_score_interval``, a ranking,
+        and every pair's win rate, mean difference, paired-bootstrap intervals and p-values (paired bootstrap and
+        approximate randomization, as sacrebleu), all seeded by ``seed``.
+
+        Raises:
+            InputError: fewer than 2 systems, different numbers of texts, a bad text (named with its system),
+                or settings out of range.
+        """
+        from .systems import compare_systems
+
+        return compare_systems(self, systems, bootstrap_resamples, randomization_trials, seed)
 
     # ------------------------------------------------------------------------------------------ internals
 
@@ -371,16 +412,8 @@ class CoherenceScorer:
     def _score_ids(self, ids: List[List[int]]) -> List[float]:
         scores: List[float] = [0.0] * len(ids)
         batches = plan_batches([len(sequence) for sequence in ids], self.max_tokens_per_batch, self.batch_size)
-        iterator: Any = batches
-        if self.progress:
-            try:
-                from tqdm.auto import tqdm
-
-                iterator = tqdm(batches, desc="scoring", unit="batch")
-            except ImportError:
-                logger.debug("tqdm is not installed: no progress bar")
         with torch.inference_mode(), autocast_context(self.dtype, self.device):
-            for batch in iterator:
+            for batch in with_progress(batches, self.progress, DOCUMENTS, len(batches)):
                 padded = self.tokenizer.pad({"input_ids": [ids[index] for index in batch]}, return_tensors="pt")
                 values = self.model(
                     padded["input_ids"].to(self.device), padded["attention_mask"].to(self.device)
@@ -414,13 +447,31 @@ def _cache_store(key: Tuple[Any, ...], scorer: CoherenceScorer) -> None:
             _cached.pop(next(iter(_cached)))
 
 
-def get_scorer(model: str = DEFAULT_MODEL, **settings: Any) -> CoherenceScorer:
-    """A scorer for these settings, built once and reused (bert_score rebuilt its model on every call).
+def get_scorer(
+    model: str = DEFAULT_MODEL,
+    *,
+    device: Optional[str] = None,
+    dtype: Optional[str] = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    max_length: Optional[int] = None,
+    truncation: str = "window",
+    revision: Optional[str] = None,
+    local_files_only: bool = False,
+    max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
+    progress: bool = False,
+) -> CoherenceScorer:
+    """A scorer for these settings (``CoherenceScorer``'s arguments), built once and reused (bert_score rebuilt its
+    model on every call).
 
     Keeps the last few distinct settings; the oldest is dropped first. Thread-safe: threads asking for the same
     settings on a cold cache wait for one build (four threads used to load four models); other settings build
     at the same time.
     """
+    settings: Dict[str, Any] = {
+        "device": device, "dtype": dtype, "batch_size": batch_size, "max_length": max_length,
+        "truncation": truncation, "revision": revision, "local_files_only": local_files_only,
+        "max_tokens_per_batch": max_tokens_per_batch, "progress": progress,
+    }
     key = (model, tuple(sorted(settings.items())))
     scorer = _cache_lookup(key)
     if scorer is not None:
@@ -440,18 +491,48 @@ def get_scorer(model: str = DEFAULT_MODEL, **settings: Any) -> CoherenceScorer:
     return scorer
 
 
-def score(texts: Union[str, Sequence[Document]], model: str = DEFAULT_MODEL, **settings: Any) -> ScoreResult:
-    """Score texts with a cached ``CoherenceScorer(model, **settings)``; see ``CoherenceScorer.score``."""
-    return get_scorer(model, **settings).score(texts)
+def score(
+    texts: Union[str, Iterable[Any]],
+    model: str = DEFAULT_MODEL,
+    *,
+    device: Optional[str] = None,
+    dtype: Optional[str] = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    max_length: Optional[int] = None,
+    truncation: str = "window",
+    revision: Optional[str] = None,
+    local_files_only: bool = False,
+    max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
+    progress: bool = False,
+) -> ScoreResult:
+    """Score texts with a cached ``CoherenceScorer`` of these settings; see ``CoherenceScorer.score``."""
+    scorer = get_scorer(model, device=device, dtype=dtype, batch_size=batch_size, max_length=max_length,
+                        truncation=truncation, revision=revision, local_files_only=local_files_only,
+                        max_tokens_per_batch=max_tokens_per_batch, progress=progress)
+    return scorer.score(texts)
 
 
 def compare(
-    a: Union[Document, Sequence[Document]],
-    b: Union[Document, Sequence[Document]],
+    a: Union[Document, Iterable[Any]],
+    b: Union[Document, Iterable[Any]],
     model: str = DEFAULT_MODEL,
     bootstrap_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
-    **settings: Any,
+    *,
+    randomization_trials: int = DEFAULT_TRIALS,
+    device: Optional[str] = None,
+    dtype: Optional[str] = None,
+    batch_size: int = DEFAULT_BATCH_SIZE,
+    max_length: Optional[int] = None,
+    truncation: str = "window",
+    revision: Optional[str] = None,
+    local_files_only: bool = False,
+    max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
+    progress: bool = False,
 ) -> CompareResult:
-    """Compare with a cached ``CoherenceScorer(model, **settings)``; see ``CoherenceScorer.compare``."""
-    return get_scorer(model, **settings).compare(a, b, bootstrap_resamples=bootstrap_resamples, seed=seed)
+    """Compare with a cached ``CoherenceScorer`` of these settings; see ``CoherenceScorer.compare``."""
+    scorer = get_scorer(model, device=device, dtype=dtype, batch_size=batch_size, max_length=max_length,
+                        truncation=truncation, revision=revision, local_files_only=local_files_only,
+                        max_tokens_per_batch=max_tokens_per_batch, progress=progress)
+    return scorer.compare(a, b, bootstrap_resamples=bootstrap_resamples, seed=seed,
+                          randomization_trials=randomization_trials)

@@ -22,6 +22,7 @@ import torch
 
 from .batching import DEFAULT_MAX_TOKENS_PER_BATCH, plan_batches
 from .errors import InputError
+from .progress import SENTENCES, with_progress
 
 logger = logging.getLogger("coherence_metric")
 
@@ -73,13 +74,14 @@ class SentenceEmbedder:
             model = AutoModel.from_pretrained(str(folder))
         return cls(model, tokenizer, **settings)
 
-    def embed(self, sentences: Sequence[str]) -> torch.Tensor:
-        """L2-normalised mean-pooled embeddings, one row per sentence, as float32 on the CPU."""
+    def embed(self, sentences: Sequence[str], progress: bool = False) -> torch.Tensor:
+        """L2-normalised mean-pooled embeddings, one row per sentence, as float32 on the CPU (``progress``: a bar
+        over the batches on stderr)."""
         encoded = self.tokenizer(list(sentences), truncation=True, max_length=self.max_length)["input_ids"]
         embeddings = torch.zeros((len(encoded), self.model.config.hidden_size), dtype=torch.float32)
         batches = plan_batches([len(ids) for ids in encoded], self.max_tokens_per_batch, self.batch_size)
         with torch.inference_mode():
-            for batch in batches:
+            for batch in with_progress(batches, progress, SENTENCES, len(batches)):
                 padded = self.tokenizer.pad({"input_ids": [encoded[index] for index in batch]}, return_tensors="pt")
                 input_ids = padded["input_ids"].to(self.device)
                 attention_mask = padded["attention_mask"].to(self.device)
@@ -90,7 +92,8 @@ class SentenceEmbedder:
                 embeddings[batch] = torch.nn.functional.normalize(pooled, dim=-1).float().cpu()
         return embeddings
 
-    def embed_documents(self, documents: Sequence[Sequence[str]]) -> Tuple[torch.Tensor, List[List[int]]]:
+    def embed_documents(self, documents: Sequence[Sequence[str]],
+                        progress: bool = False) -> Tuple[torch.Tensor, List[List[int]]]:
         """Embed each distinct sentence once: the embeddings and, per document, its sentences' rows.
 
         Raises:
@@ -101,7 +104,7 @@ class SentenceEmbedder:
                 raise InputError(f"document {index} has no sentences")
         unique = list(dict.fromkeys(sentence for sentences in documents for sentence in sentences))
         row = {sentence: number for number, sentence in enumerate(unique)}
-        embeddings = self.embed(unique) if unique else torch.zeros((0, self.model.config.hidden_size))
+        embeddings = self.embed(unique, progress) if unique else torch.zeros((0, self.model.config.hidden_size))
         logger.debug("sentence embeddings: %d documents, %d unique sentences", len(documents), len(unique))
         return embeddings, [[row[sentence] for sentence in sentences] for sentences in documents]
 
@@ -129,7 +132,8 @@ def adjacent_cosines(embeddings: torch.Tensor, rows: Sequence[Sequence[int]]) ->
 
 
 def add_sentence_terms(model: Any, embedder: SentenceEmbedder, documents: Sequence[Sequence[str]],
-                       scores: Sequence[float], device: Union[str, torch.device]) -> List[float]:
+                       scores: Sequence[float], device: Union[str, torch.device],
+                       progress: bool = False) -> List[float]:
     """``scores`` plus what the model's sentence-level terms add to each document (unchanged when it has neither).
 
     Args:
@@ -138,12 +142,13 @@ def add_sentence_terms(model: Any, embedder: SentenceEmbedder, documents: Sequen
         documents: each document as its sentences.
         scores: the document pass's scores, one per document.
         device: where the sentence scorer runs.
+        progress: a bar over the sentence batches on stderr.
     """
     cohesion_weight, sentence_scorer = model.cohesion_weight, model.sentence_scorer
     result = list(scores)
     if cohesion_weight is None and sentence_scorer is None:
         return result
-    embeddings, rows = embedder.embed_documents(documents)
+    embeddings, rows = embedder.embed_documents(documents, progress)
     if cohesion_weight is not None:
         weight = float(cohesion_weight)
         result = [value + weight * term for value, term in zip(result, adjacent_cosines(embeddings, rows))]

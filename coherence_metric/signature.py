@@ -27,10 +27,13 @@ class Signature:
     torch_version: str
     bootstrap_resamples: Optional[int] = None
     bootstrap_seed: Optional[int] = None
+    randomization_trials: Optional[int] = None
 
-    def with_bootstrap(self, resamples: int, seed: int) -> "Signature":
-        """The same signature, naming the paired bootstrap's resample count and seed."""
-        return replace(self, bootstrap_resamples=resamples, bootstrap_seed=seed)
+    def with_bootstrap(self, resamples: int, seed: int, randomization_trials: Optional[int] = None) -> "Signature":
+        """The same signature, naming the paired bootstrap's resample count and seed (and the approximate
+        randomization test's trial count, when one ran)."""
+        return replace(self, bootstrap_resamples=resamples, bootstrap_seed=seed,
+                       randomization_trials=randomization_trials)
 
     def with_truncated(self, n_truncated: int) -> "Signature":
         """The same signature with the count of inputs cut at ``max_length``."""
@@ -49,6 +52,8 @@ class Signature:
         if self.bootstrap_resamples is not None:
             parts.append(f"bootstrap:{self.bootstrap_resamples}")
             parts.append(f"seed:{self.bootstrap_seed}")
+        if self.randomization_trials is not None:
+            parts.append(f"ar:{self.randomization_trials}")
         parts.append(f"transformers:{self.transformers_version}")
         parts.append(f"torch:{self.torch_version}")
         return "|".join(parts)

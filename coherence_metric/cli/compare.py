@@ -1,15 +1,16 @@
-"""``coherence-metric compare A B``: which of two texts is more coherent, or which of two systems."""
+"""``coherence-metric compare A B [C ...]``: which of two texts is more coherent, or how two or more systems rank."""
 
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any, Optional, Tuple
 
 import click
 
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED
 from ..errors import InputError
 from ..results import TIE_TOLERANCE
+from ..significance import DEFAULT_TRIALS, MAX_TRIALS
 from . import cli
 from .options import build_scorer, input_options, model_options, read_all
 
@@ -34,35 +35,50 @@ def _render_paired(result: Any, label_a: str, label_b: str) -> None:
     click.echo(f"pairs: {len(result.pair_winners)}  A wins {result.wins_a}  B wins {result.wins_b}  ties {result.ties}")
     click.echo(f"A win rate: {result.win_rate:.3f}  ({percent}% CI {low:.3f} to {high:.3f})")
     click.echo(f"mean difference A-B: {result.difference:+.4f}  ({percent}% CI {diff_low:+.4f} to {diff_high:+.4f})")
+    click.echo(f"p-value (A and B differ): paired bootstrap {result.p_value_bootstrap:.4f}, "
+               f"approximate randomization {result.p_value_randomization:.4f}")
     click.echo(f"winner: {result.winner.upper() if result.winner != 'tie' else 'tie'}")
 
 
 @cli.command("compare")
 @click.argument("file_a")
 @click.argument("file_b")
+@click.argument("more_files", nargs=-1)
 @input_options
 @click.option("--bootstrap", "bootstrap_resamples", type=click.IntRange(1, MAX_RESAMPLES), default=DEFAULT_RESAMPLES,
               show_default=True, help=f"Paired-bootstrap resamples (paired comparisons), at most {MAX_RESAMPLES}.")
+@click.option("--trials", "randomization_trials", type=click.IntRange(1, MAX_TRIALS), default=DEFAULT_TRIALS,
+              show_default=True, help=f"Approximate-randomization trials (paired comparisons), at most {MAX_TRIALS}.")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=DEFAULT_SEED, show_default=True,
-              help="Paired-bootstrap seed (0 to 2**63 - 1).")
+              help="Seed of the paired bootstrap and the randomization test (0 to 2**63 - 1).")
 @model_options
-def compare_command(file_a: str, file_b: str, input_format: str, field: str, output_format: str,
-                    bootstrap_resamples: int, seed: int, model: str, revision: Optional[str],
-                    device: Optional[str], dtype: str, batch_size: int, max_length: Optional[int],
-                    truncation: str, offline: bool) -> None:
-    """Compare FILE_A with FILE_B: two texts (default), or two systems' outputs on the same inputs
-    (--input-format lines/paragraphs/jsonl: item i of A is paired with item i of B)."""
+def compare_command(file_a: str, file_b: str, more_files: Tuple[str, ...], input_format: str, field: str,
+                    output_format: str, bootstrap_resamples: int, randomization_trials: int, seed: int, model: str,
+                    revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
+                    max_length: Optional[int], truncation: str, offline: bool, progress: bool) -> None:
+    """Compare FILE_A with FILE_B: two texts (default), or two or more systems' outputs on the same inputs
+    (--input-format lines/paragraphs/jsonl: item i of every file is the same input), with paired-bootstrap
+    intervals and p-values (paired bootstrap, approximate randomization) for every pair."""
+    if more_files:
+        from .compare_systems import compare_many
+
+        compare_many([file_a, file_b, *more_files], input_format, field, output_format, bootstrap_resamples,
+                     randomization_trials, seed,
+                     lambda: build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline,
+                                          progress))
+        return
     side_a = read_all([file_a], input_format, field)
     side_b = read_all([file_b], input_format, field)
     paired = input_format != "doc"
     if paired and len(side_a) != len(side_b):
         raise InputError(f"{file_a} has {len(side_a)} texts and {file_b} has {len(side_b)}: "
                          "a paired comparison needs the same number, in the same order")
-    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline)
+    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
     texts_a = [item.text for item in side_a]
     texts_b = [item.text for item in side_b]
     if paired:
-        result = scorer.compare(texts_a, texts_b, bootstrap_resamples=bootstrap_resamples, seed=seed)
+        result = scorer.compare(texts_a, texts_b, bootstrap_resamples=bootstrap_resamples, seed=seed,
+                                randomization_trials=randomization_trials)
     else:
         result = scorer.compare(texts_a[0], texts_b[0])
     label_a = "<stdin>" if file_a == "-" else file_a

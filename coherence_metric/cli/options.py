@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional, Sequence, Tuple
+import contextlib
+import functools
+import logging
+import sys
+import warnings
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 
 import click
 
@@ -11,8 +16,40 @@ from ..inputs import INPUT_FORMATS
 OUTPUT_FORMATS = ("text", "json", "tsv")
 
 
+@contextlib.contextmanager
+def output_mode(progress: Optional[bool]) -> Iterator[bool]:
+    """Whether to show progress bars (``None``: when stderr is a terminal, so logs and pipes stay clean); with
+    ``--quiet`` (False) warnings and the ``coherence_metric`` logger's messages below ERROR are silenced too, for
+    this command only (errors still print)."""
+    if progress is not False:
+        yield sys.stderr.isatty() if progress is None else progress
+        return
+    logger = logging.getLogger("coherence_metric")
+    level = logger.level
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        logger.setLevel(logging.ERROR)
+        try:
+            yield False
+        finally:
+            logger.setLevel(level)
+
+
+def _with_output_mode(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Run the command inside ``output_mode``, passing it the resolved ``progress`` (a bool)."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, progress: Optional[bool] = None, **kwargs: Any) -> Any:
+        with output_mode(progress) as show:
+            return function(*args, progress=show, **kwargs)
+
+    return wrapper
+
+
 def model_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Add the options that build a CoherenceScorer."""
+    """Add the options that build a CoherenceScorer, and --progress/--quiet (the command receives ``progress``,
+    resolved to a bool, and runs with warnings silenced under --quiet)."""
+    function = _with_output_mode(function)
     decorators = [
         click.option("--model", "-m", default="default", show_default=True,
                      help="'default' (an alias), a packaged checkpoint's name (coherence-metric models), "
@@ -31,6 +68,10 @@ def model_options(function: Callable[..., Any]) -> Callable[..., Any]:
                      help="Texts over --max-length: window = score overlapping sentence windows and average "
                           "them; warn = cut them (the paper's behaviour) and warn; error = refuse them."),
         click.option("--offline", is_flag=True, help="Never use the network (same as HF_HUB_OFFLINE=1)."),
+        click.option("--progress/--quiet", "progress", default=None,
+                     help="--progress: a progress bar per pass (document model, sentence encoder) on stderr "
+                          "[default: when stderr is a terminal]; --quiet: no bars and no warnings (errors still "
+                          "print)."),
     ]
     for decorator in reversed(decorators):
         function = decorator(function)
@@ -64,7 +105,7 @@ def _input_options(function: Callable[..., Any], output_formats: Tuple[str, ...]
 
 
 def build_scorer(model: str, revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
-                 max_length: Optional[int], truncation: str, offline: bool) -> Any:
+                 max_length: Optional[int], truncation: str, offline: bool, progress: bool = False) -> Any:
     """Build the scorer the options describe (imports torch, so only after the inputs have been read)."""
     from ..scorer import CoherenceScorer
 
@@ -77,7 +118,7 @@ def build_scorer(model: str, revision: Optional[str], device: Optional[str], dty
         truncation=truncation,
         revision=revision,
         local_files_only=offline,
-        progress=False,
+        progress=progress,
     )
 
 

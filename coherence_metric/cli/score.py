@@ -9,18 +9,27 @@ import click
 
 from . import cli
 from .options import build_scorer, input_options, model_options, read_all
+from .score_ray import ray_options, score_with_ray
 
 
 @cli.command("score")
 @click.argument("files", nargs=-1, required=True)
 @input_options
+@ray_options
 @model_options
-def score_command(files: List[str], input_format: str, field: str, output_format: str, model: str,
+def score_command(files: List[str], input_format: str, field: str, output_format: str, use_ray: bool,
+                  output_dir: Optional[str], ray_address: Optional[str], actors: Optional[int], model: str,
                   revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
-                  max_length: Optional[int], truncation: str, offline: bool) -> None:
-    """Score the texts in FILES (use - for stdin); higher is more coherent."""
+                  max_length: Optional[int], truncation: str, offline: bool, progress: bool) -> None:
+    """Score the texts in FILES (use - for stdin); higher is more coherent. With --ray, score a JSONL or Parquet
+    dataset on a Ray cluster and write it with a 'coherence' column to --output."""
+    if use_ray:
+        settings = {"device": device, "dtype": dtype, "batch_size": batch_size, "max_length": max_length,
+                    "truncation": truncation, "revision": revision, "local_files_only": offline}
+        score_with_ray(list(files), input_format, field, output_dir, ray_address, actors, model, settings, progress)
+        return
     inputs = read_all(list(files), input_format, field)
-    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline)
+    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
     result = scorer.score([item.text for item in inputs])
     labels = [item.label for item in inputs]
     if output_format == "json":

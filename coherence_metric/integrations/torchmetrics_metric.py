@@ -1,0 +1,85 @@
+"""``CoherenceMetric``: the metric as a torchmetrics ``Metric``, so Lightning validation loops can log it.
+
+``update(texts)`` scores a batch of generated texts and keeps the per-text scores; ``compute()`` returns the system
+score (their mean) as a scalar tensor, which ``self.log(...)`` accepts. The scores are a list state reduced by
+concatenation, so under DDP every process's scores are gathered before ``compute`` (each rank scores only its own
+shard of the validation set, and the logged number is the mean over all of them, not over rank 0's shard).
+
+The scorer is not part of the module: it is the process's cached one (``coherence_metric.get_scorer``) or the one
+passed in, so the checkpoint is loaded once per process, never saved in the Lightning checkpoint, and not copied
+when torchmetrics copies a metric.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterable, List, Optional, Union
+
+import torch
+import torchmetrics
+from torchmetrics.utilities import dim_zero_cat
+
+from ..errors import InputError
+from ..registry import DEFAULT_MODEL
+
+
+class CoherenceMetric(torchmetrics.Metric):
+    """Coherence of generated texts for training loops; higher is better.
+
+    Args:
+        model: a model name or checkpoint folder for the cached scorer, or a ``CoherenceScorer``.
+        device, dtype, batch_size, max_length, truncation: the cached scorer's settings (ignored for a scorer).
+        **kwargs: torchmetrics ``Metric`` options (``sync_on_compute``, ``process_group``, ...).
+
+    Attributes:
+        signature: the signature of the last scores (a string), to log beside the number.
+    """
+
+    is_differentiable = False
+    higher_is_better = True
+    full_state_update = False
+
+    scores: List[torch.Tensor]
+
+    def __init__(self, model: Union[str, Any] = DEFAULT_MODEL, *, device: Optional[str] = None,
+                 dtype: Optional[str] = None, batch_size: int = 32, max_length: Optional[int] = None,
+                 truncation: str = "window", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._model = model
+        # not self._device/_dtype: torchmetrics keeps its states' device and dtype there
+        self._scorer_settings: Dict[str, Any] = {"device": device, "dtype": dtype, "batch_size": batch_size,
+                                                 "max_length": max_length, "truncation": truncation}
+        self.signature: Optional[str] = None
+        self.add_state("scores", default=[], dist_reduce_fx="cat")
+
+    def _scorer(self) -> Any:
+        if not isinstance(self._model, str):
+            return self._model
+        from ..scorer import get_scorer
+
+        return get_scorer(self._model, **self._scorer_settings)
+
+    def update(self, texts: Union[str, Iterable[Any]]) -> None:
+        """Score ``texts`` (a string, or any list of texts or sentence lists) and keep their scores."""
+        result = self._scorer().score(texts)
+        self.signature = str(result.signature)
+        self.scores.append(torch.tensor(result.scores, dtype=torch.float64, device=self.device))
+
+    def compute(self) -> torch.Tensor:
+        """The system score: the mean of every text's score since the last reset, over all processes."""
+        return self._scores().mean()
+
+    def per_text_scores(self) -> torch.Tensor:
+        """Every text's score since the last reset, over all processes (rank 0's texts, then rank 1's, ...).
+        Under DDP this gathers, so every rank must call it, as with ``compute``."""
+        if self._is_synced or not self.sync_on_compute:
+            return self._scores()
+        with self.sync_context(should_sync=True, should_unsync=True):  # a no-op outside torch.distributed
+            return self._scores()
+
+    def _scores(self) -> torch.Tensor:
+        scores: Any = self.scores
+        if isinstance(scores, list):
+            scores = dim_zero_cat(scores) if scores else None
+        if scores is None or scores.numel() == 0:
+            raise InputError("CoherenceMetric has no texts: call update(texts) before compute()")
+        return scores

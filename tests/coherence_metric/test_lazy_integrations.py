@@ -1,0 +1,27 @@
+"""``import coherence_metric`` stays free of the integration libraries (and of torch): each loads on use."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from ..conftest import REPO_DIR
+
+HEAVY = ("torch", "transformers", "evaluate", "datasets", "torchmetrics", "pandas", "ray", "pyarrow", "tqdm")
+
+
+def _imported_after(statement: str) -> list:
+    code = (f"import sys\n{statement}\n"
+            f"print(','.join(name for name in {HEAVY!r} if name in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO_DIR, check=True)
+    return [name for name in done.stdout.strip().split(",") if name]
+
+
+def test_importing_the_package_and_its_integrations_package_imports_none_of_them():
+    assert _imported_after("import coherence_metric, coherence_metric.integrations\n"
+                           "import coherence_metric.distributed, coherence_metric.cli.score\n"
+                           "from coherence_metric.integrations import hf_evaluate") == []
+
+
+def test_the_check_sees_an_import_when_there_is_one():
+    assert "torchmetrics" in _imported_after("import coherence_metric\nimport torchmetrics")
