@@ -40,7 +40,9 @@ RATED_SUITES = ("summeval-correlation", "human-dev")
                    "[default: 0; DiscoEval's own 1111 for --suite discoeval].")
 @click.option("--batch-size", type=int, default=32, show_default=True, help="Most texts per forward pass.")
 @click.option("--device", default=None, help="cpu, cuda, cuda:N or mps [default: a GPU if there is one].")
-@click.option("--dtype", default="fp32", show_default=True, help="fp32, bf16 or fp16 (GPU only).")
+@click.option("--dtype", default=None,
+              help="auto, fp32, bf16 or fp16 (GPU only) [default: auto for --suite speed (bf16 on CPUs with native "
+                   "bf16), fp32 for the others, whose numbers are compared across machines].")
 @click.option("--no-cache", is_flag=True, help="Score everything afresh and write nothing to the cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Cache folder [default: $COHERENCE_METRIC_CACHE or ~/.cache/coherence_metric/benchmarks].")
@@ -55,7 +57,7 @@ RATED_SUITES = ("summeval-correlation", "human-dev")
 @click.option("--verbose", "-v", is_flag=True, help="Log each test set's result to stderr as it finishes.")
 def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Path], seed: Optional[int],
               batch_size: int,
-              device: Optional[str], dtype: str, no_cache: bool, cache_dir: Optional[Path], baselines: bool,
+              device: Optional[str], dtype: Optional[str], no_cache: bool, cache_dir: Optional[Path], baselines: bool,
               resamples: int, encoder: Optional[str], tasks: Optional[str], progress: Optional[bool],
               verbose: bool) -> None:
     """Benchmark a checkpoint: the paper's test sets, the linguistic probes, agreement with human ratings
@@ -68,6 +70,8 @@ def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Pa
     if batch_size < 1:
         raise InputError(f"--batch-size must be a positive integer, got {batch_size}")
     show_progress = sys.stderr.isatty() if progress is None else progress
+    if dtype is None:
+        dtype = "auto" if name == "speed" else "fp32"
     with _logging_to_stderr(verbose):
         if name == "discoeval":
             _discoeval(model, encoder, tasks, limit, out_dir, seed, not no_cache, cache_dir)

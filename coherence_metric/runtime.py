@@ -1,16 +1,32 @@
-"""Device and dtype choices for inference, validated once with messages that name the bad value."""
+"""Device and dtype choices for inference, validated once with messages that name the bad value.
+
+``dtype="auto"`` (the default) picks bf16 autocast where the hardware computes in bf16 natively and fp32 elsewhere:
+
+- CPU: bf16 when ``/proc/cpuinfo`` (Linux) lists ``amx_bf16`` or ``avx512_bf16``, which torch's oneDNN kernels use;
+  fp32 everywhere else (other systems, other CPUs: bf16 there is emulated and slower than fp32);
+- CUDA: bf16 when ``torch.cuda.is_bf16_supported()`` (Ampere and later), else fp32;
+- MPS: fp32.
+
+The choice is a property of the machine, the same on every call, and it is written into the signature
+(``dtype:bf16`` or ``dtype:fp32``). ``COHERENCE_METRIC_DTYPE`` (fp32, bf16, fp16 or auto) replaces the automatic
+choice for ``auto``; an explicit ``dtype`` argument always wins.
+"""
 
 from __future__ import annotations
 
 import contextlib
-from typing import Any, ContextManager, Optional
+import functools
+import os
+from pathlib import Path
+from typing import Any, ContextManager, FrozenSet, Optional
 
 import torch
 
 from .errors import InputError
 
+AUTO = "auto"
+DTYPE_ENV_VAR = "COHERENCE_METRIC_DTYPE"
 DTYPE_ALIASES = {
-    None: "fp32",
     "fp32": "fp32",
     "float32": "fp32",
     "bf16": "bf16",
@@ -19,7 +35,11 @@ DTYPE_ALIASES = {
     "float16": "fp16",
     "half": "fp16",
 }
+DTYPE_CHOICES = ("auto", "fp32", "bf16", "fp16")
+#: CPU flags (Linux ``/proc/cpuinfo``) that mean native bf16 matrix instructions.
+BF16_CPU_FLAGS = frozenset({"amx_bf16", "avx512_bf16"})
 _TORCH_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+_CPUINFO = Path("/proc/cpuinfo")
 
 
 def resolve_device(device: Optional[str]) -> torch.device:
@@ -37,17 +57,58 @@ def resolve_device(device: Optional[str]) -> torch.device:
     return resolved
 
 
+def cpu_flags(cpuinfo: Path = _CPUINFO) -> FrozenSet[str]:
+    """The feature flags of the first CPU in ``cpuinfo`` (Linux); empty when the file is absent or unreadable."""
+    try:
+        with open(cpuinfo, encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                key, _, value = line.partition(":")
+                if key.strip() == "flags":
+                    return frozenset(value.split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+@functools.lru_cache(maxsize=None)
+def cpu_has_native_bf16() -> bool:
+    """Whether this machine's CPU reports AMX-BF16 or AVX512-BF16 (read once per process)."""
+    return bool(cpu_flags() & BF16_CPU_FLAGS)
+
+
+def auto_dtype(device: torch.device) -> str:
+    """What ``dtype="auto"`` means on ``device`` on this machine (ignoring the environment variable)."""
+    if device.type == "cuda":
+        return "bf16" if torch.cuda.is_bf16_supported() else "fp32"
+    if device.type == "cpu":
+        return "bf16" if cpu_has_native_bf16() else "fp32"
+    return "fp32"
+
+
+def _canonical(dtype: Any, source: str) -> str:
+    if isinstance(dtype, torch.dtype):
+        dtype = {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}.get(dtype, str(dtype))
+    if isinstance(dtype, str) and dtype.strip().lower() == AUTO:
+        return AUTO
+    name = DTYPE_ALIASES.get(dtype.strip().lower()) if isinstance(dtype, str) else None
+    if name is None:
+        raise InputError(f"unknown dtype {dtype!r}{source}: use auto, fp32, bf16 or fp16")
+    return name
+
+
 def resolve_dtype(dtype: Any, device: torch.device) -> str:
     """Canonical short name (fp32, bf16, fp16) of the compute dtype, checked against the device.
 
-    Weights stay in fp32; bf16/fp16 run the forward pass under autocast, which keeps the numerically
-    sensitive operations (softmax, layer norm) in fp32.
+    ``None`` and ``"auto"`` take ``COHERENCE_METRIC_DTYPE`` when it is set, else :func:`auto_dtype`. Weights stay
+    in fp32; bf16/fp16 run the forward passes under autocast, which keeps the numerically sensitive operations
+    (softmax, layer norm) in fp32.
     """
-    if isinstance(dtype, torch.dtype):
-        dtype = {torch.float32: "fp32", torch.bfloat16: "bf16", torch.float16: "fp16"}.get(dtype, str(dtype))
-    name = DTYPE_ALIASES.get(dtype.lower() if isinstance(dtype, str) else dtype)
-    if name is None:
-        raise InputError(f"unknown dtype {dtype!r}: use fp32, bf16 or fp16")
+    name = _canonical(AUTO if dtype is None else dtype, "")
+    if name == AUTO:
+        override = os.environ.get(DTYPE_ENV_VAR, "").strip()
+        name = _canonical(override, f" in {DTYPE_ENV_VAR}") if override else AUTO
+    if name == AUTO:
+        name = auto_dtype(device)
     if name == "fp16" and device.type == "cpu":
         raise InputError("dtype fp16 is not supported on the CPU: use bf16 or fp32")
     return name
@@ -57,4 +118,4 @@ def autocast_context(dtype_name: str, device: torch.device) -> ContextManager[An
     """Autocast for bf16/fp16 on the given device; a no-op context for fp32."""
     if dtype_name == "fp32":
         return contextlib.nullcontext()
-    return torch.autocast(device_type=device.type, dtype=_TORCH_DTYPES[dtype_name])
+    return torch.autocast(device_type=torch.device(device).type, dtype=_TORCH_DTYPES[dtype_name])

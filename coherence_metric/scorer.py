@@ -1,21 +1,24 @@
 """CoherenceScorer: load a checkpoint once, then score texts fast and reproducibly.
 
 Inference path: validate -> tokenize once -> handle long texts (warn / error / window) -> sort by length
--> batches under a token budget -> ``torch.inference_mode`` forward (fp32, or bf16/fp16 autocast) -> head
+-> batches under a token budget -> ``torch.inference_mode`` forward (``dtype="auto"``: bf16 autocast where the hardware
+has native bf16, fp32 elsewhere; :mod:`coherence_metric.runtime`) -> head
 -> restore input order; a checkpoint with a cohesion term then adds its weight times the text's mean
-adjacent-sentence cosine (:mod:`coherence_metric.sentence_pass`). A text's score does not depend on the batch size or
-on its neighbours in a batch: attention masks hide the padding and pooling reads only real tokens.
+adjacent-sentence cosine (:mod:`coherence_metric.sentence_pass`, in the same dtype). Each text is split into
+sentences at most once per call, shared by windowing and the sentence pass. A text's score does not depend on the
+batch size or on its neighbours in a batch: attention masks hide the padding and pooling reads only real tokens.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import logging
 import threading
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 import torch
 
@@ -25,10 +28,11 @@ from .checkpoint import load_checkpoint
 from .containers import as_text_list
 from .errors import InputError
 from .model import CoherenceModel
+from .profiling import DOCUMENT_PASS, SENTENCE_SPLIT, TOKENISE, WINDOWING, StageTimes, stage
 from .progress import DOCUMENTS, with_progress
 from .registry import DEFAULT_MODEL, resolve_model
 from .results import CompareResult, ScoreResult
-from .runtime import autocast_context, resolve_device, resolve_dtype
+from .runtime import AUTO, autocast_context, resolve_device, resolve_dtype
 from .sentence_pass import SentenceEmbedder, add_sentence_terms
 from .signature import Signature
 from .significance import DEFAULT_TRIALS, check_trials, paired_tests
@@ -75,7 +79,9 @@ class CoherenceScorer:
         model: ``"default"`` (an alias; signatures name the checkpoint it stands for), a packaged checkpoint
             name, a checkpoint folder, or a Hub repo id.
         device: ``cpu``, ``cuda``, ``cuda:N``, ``mps``; None picks a GPU when there is one.
-        dtype: ``fp32`` (default), ``bf16`` (autocast; CPU or GPU) or ``fp16`` (GPU only).
+        dtype: ``auto`` (the default: bf16 autocast on CPUs reporting AMX-BF16 or AVX512-BF16 and on GPUs with
+            bf16, fp32 elsewhere; ``COHERENCE_METRIC_DTYPE`` overrides the automatic choice), ``fp32``, ``bf16``
+            (autocast; CPU or GPU) or ``fp16`` (GPU only). The signature names the dtype used.
         batch_size: most texts per forward pass.
         max_length: most tokens per text; None takes the checkpoint's. Longer texts follow ``truncation``.
         truncation: ``"window"`` (the default: overlapping sentence windows, scores averaged, so every
@@ -92,7 +98,7 @@ class CoherenceScorer:
         self,
         model: str = DEFAULT_MODEL,
         device: Optional[str] = None,
-        dtype: Optional[str] = None,
+        dtype: Optional[str] = AUTO,
         batch_size: int = DEFAULT_BATCH_SIZE,
         max_length: Optional[int] = None,
         truncation: str = "window",
@@ -120,7 +126,7 @@ class CoherenceScorer:
         tokenizer: Any,
         label: str,
         device: Optional[str] = None,
-        dtype: Optional[str] = None,
+        dtype: Optional[str] = "fp32",
         batch_size: int = DEFAULT_BATCH_SIZE,
         max_length: Optional[int] = None,
         truncation: str = "window",
@@ -129,8 +135,10 @@ class CoherenceScorer:
     ) -> "CoherenceScorer":
         """A scorer over an in-memory model (training's dev evaluation, the untrained-head baseline).
 
-        The model is put in eval mode. The signature names ``label`` and a hash of the model's parameters,
-        taken when the signature is first asked for, so later changes to the weights are not reflected.
+        The model is put in eval mode. ``dtype`` defaults to fp32 here, not ``auto``, so training's dev numbers (and
+        the checkpoint chosen from them) do not depend on the machine. The signature names ``label`` and a hash of
+        the model's parameters, taken when the signature is first asked for, so later changes to the weights are not
+        reflected.
         ``sentence_embedder`` lends an already loaded sentence encoder to a model with a sentence-level term
         (training scores its model many times); without it the pretrained backbone is loaded on first use.
         """
@@ -164,6 +172,7 @@ class CoherenceScorer:
         self._sentence_embedder = sentence_embedder
         # Threads scoring with one scorer must share one encoder, not each load their own copy.
         self._sentence_embedder_lock = threading.Lock()
+        self._stages: Optional[StageTimes] = None
 
     @property
     def sentence_embedder(self) -> SentenceEmbedder:
@@ -179,13 +188,22 @@ class CoherenceScorer:
                         max_tokens_per_batch=self.max_tokens_per_batch)
         return self._sentence_embedder
 
-    def _add_sentence_terms(self, documents: List[Document], scores: List[float]) -> List[float]:
+    def _add_sentence_terms(self, splits: "_Splits", scores: List[float]) -> List[float]:
         """Add the model's terms that read the texts sentence by sentence (cohesion, the sentence scorer)."""
         if self.model.cohesion_weight is None and self.model.sentence_scorer is None:
             return scores  # no sentence splitting, no encoder loaded
-        return add_sentence_terms(self.model, self.sentence_embedder,
-                                  [sentences_of(document) for document in documents], scores, self.device,
-                                  progress=self.progress)
+        return add_sentence_terms(self.model, self.sentence_embedder, splits.all(), scores, self.device,
+                                  progress=self.progress, dtype=self.dtype, stages=self._stages)
+
+    @contextlib.contextmanager
+    def profile(self) -> Iterator[StageTimes]:
+        """Time the stages of every call made inside the block (tokenise, sentence split, windowing, document pass,
+        sentence pass) into the ``StageTimes`` it yields. For the speed suite; not meant for concurrent calls."""
+        previous, self._stages = self._stages, StageTimes()
+        try:
+            yield self._stages
+        finally:
+            self._stages = previous
 
     @property
     def fingerprint(self) -> str:
@@ -238,7 +256,8 @@ class CoherenceScorer:
         """
         documents = as_text_list(texts)
         joined = normalise_documents(documents)
-        encoded = self._encode(list(documents), joined)
+        splits = _Splits(list(documents), self._stages)
+        encoded = self._encode(splits, joined)
         unit_scores = self._score_ids(encoded.ids)
         totals = [0.0] * len(joined)
         counts = [0] * len(joined)
@@ -246,7 +265,7 @@ class CoherenceScorer:
             totals[owner] += value
             counts[owner] += 1
         scores = [total / count for total, count in zip(totals, counts)]
-        scores = self._add_sentence_terms(list(documents), scores)
+        scores = self._add_sentence_terms(splits, scores)
         if encoded.n_truncated:
             warnings.warn(
                 f"{encoded.n_truncated} of {len(joined)} texts were longer than max_length={self.max_length} "
@@ -343,14 +362,15 @@ class CoherenceScorer:
     # ------------------------------------------------------------------------------------------ internals
 
     def _tokenize(self, texts: List[str], truncate: bool = False) -> List[List[int]]:
-        encoded = self.tokenizer(
-            texts,
-            add_special_tokens=True,
-            truncation=truncate,
-            max_length=self.max_length if truncate else None,
-            verbose=False,
-        )
-        return [list(ids) for ids in encoded["input_ids"]]
+        with stage(self._stages, TOKENISE):
+            encoded = self.tokenizer(
+                texts,
+                add_special_tokens=True,
+                truncation=truncate,
+                max_length=self.max_length if truncate else None,
+                verbose=False,
+            )
+            return [list(ids) for ids in encoded["input_ids"]]
 
     def _refuse_special_only(self, joined: List[str], ids: List[List[int]]) -> None:
         """Refuse a text of which the tokenizer kept nothing (combining marks an uncased tokenizer strips, say):
@@ -361,7 +381,7 @@ class CoherenceScorer:
                 raise InputError(f"text {position} tokenises to special tokens only ({ascii(joined[position][:40])}): "
                                  "there is nothing to score")
 
-    def _encode(self, documents: List[Any], joined: List[str]) -> _Encoded:
+    def _encode(self, splits: "_Splits", joined: List[str]) -> _Encoded:
         ids = self._tokenize(joined)
         self._refuse_special_only(joined, ids)
         too_long = [index for index, sequence in enumerate(ids) if len(sequence) > self.max_length]
@@ -378,27 +398,30 @@ class CoherenceScorer:
             for index, sequence in zip(too_long, cut):
                 ids[index] = sequence
             return _Encoded(ids, list(range(len(ids))), len(too_long), 0)
-        return self._encode_windows(documents, ids, set(too_long))
+        return self._encode_windows(splits, ids, too_long)
 
-    def _encode_windows(self, documents: List[Any], ids: List[List[int]], too_long: set) -> _Encoded:
+    def _encode_windows(self, splits: "_Splits", ids: List[List[int]], too_long: List[int]) -> _Encoded:
         budget = self.max_length - self.tokenizer.num_special_tokens_to_add()
-        units: List[List[int]] = []
-        owners: List[int] = []
+        long_set = set(too_long)
+        units = [sequence for index, sequence in enumerate(ids) if index not in long_set]
+        owners = [index for index in range(len(ids)) if index not in long_set]
+        sentences = [splits.get(index) for index in too_long]
+        flat = [sentence for document in sentences for sentence in document]
+        with stage(self._stages, TOKENISE):
+            # One batched call for every long text's sentences. verbose=False: a sentence over the tokenizer's
+            # model_max_length is cut below and counted in n_truncated; transformers' own "(3001 > 512) ...
+            # indexing errors" line would only alarm.
+            lengths = [len(piece) for piece in
+                       self.tokenizer(flat, add_special_tokens=False, verbose=False)["input_ids"]] if flat else []
         window_texts: List[str] = []
         window_owners: List[int] = []
-        for index, sequence in enumerate(ids):
-            if index not in too_long:
-                units.append(sequence)
-                owners.append(index)
-                continue
-            sentences = sentences_of(documents[index])
-            # verbose=False: a sentence over the tokenizer's model_max_length is cut below and counted in
-            # n_truncated; transformers' own "(3001 > 512) ... indexing errors" line would only alarm.
-            pieces = self.tokenizer(sentences, add_special_tokens=False, verbose=False)["input_ids"]
-            lengths = [len(piece) for piece in pieces]
-            for start, end in sentence_windows(lengths, budget):
-                window_texts.append(" ".join(sentences[start:end]))
-                window_owners.append(index)
+        with stage(self._stages, WINDOWING):
+            offset = 0
+            for index, document in zip(too_long, sentences):
+                for start, end in sentence_windows(lengths[offset:offset + len(document)], budget):
+                    window_texts.append(" ".join(document[start:end]))
+                    window_owners.append(index)
+                offset += len(document)
         window_ids = self._tokenize(window_texts)
         n_truncated = 0
         over = [position for position, sequence in enumerate(window_ids) if len(sequence) > self.max_length]
@@ -412,7 +435,7 @@ class CoherenceScorer:
     def _score_ids(self, ids: List[List[int]]) -> List[float]:
         scores: List[float] = [0.0] * len(ids)
         batches = plan_batches([len(sequence) for sequence in ids], self.max_tokens_per_batch, self.batch_size)
-        with torch.inference_mode(), autocast_context(self.dtype, self.device):
+        with stage(self._stages, DOCUMENT_PASS), torch.inference_mode(), autocast_context(self.dtype, self.device):
             for batch in with_progress(batches, self.progress, DOCUMENTS, len(batches)):
                 padded = self.tokenizer.pad({"input_ids": [ids[index] for index in batch]}, return_tensors="pt")
                 values = self.model(
@@ -421,6 +444,26 @@ class CoherenceScorer:
                 for index, value in zip(batch, values):
                     scores[index] = float(value)
         return scores
+
+
+class _Splits:
+    """Each text's sentences, split at most once per call (windowing and the sentence pass both read them)."""
+
+    def __init__(self, documents: List[Any], stages: Optional[StageTimes]) -> None:
+        self.documents = documents
+        self.stages = stages
+        self._split: Dict[int, List[str]] = {}
+
+    def get(self, index: int) -> List[str]:
+        """The sentences of text ``index``."""
+        if index not in self._split:
+            with stage(self.stages, SENTENCE_SPLIT):
+                self._split[index] = sentences_of(self.documents[index])
+        return self._split[index]
+
+    def all(self) -> List[List[str]]:
+        """The sentences of every text, in input order."""
+        return [self.get(index) for index in range(len(self.documents))]
 
 
 _CACHE_SIZE = 4
@@ -451,7 +494,7 @@ def get_scorer(
     model: str = DEFAULT_MODEL,
     *,
     device: Optional[str] = None,
-    dtype: Optional[str] = None,
+    dtype: Optional[str] = AUTO,
     batch_size: int = DEFAULT_BATCH_SIZE,
     max_length: Optional[int] = None,
     truncation: str = "window",
@@ -496,7 +539,7 @@ def score(
     model: str = DEFAULT_MODEL,
     *,
     device: Optional[str] = None,
-    dtype: Optional[str] = None,
+    dtype: Optional[str] = AUTO,
     batch_size: int = DEFAULT_BATCH_SIZE,
     max_length: Optional[int] = None,
     truncation: str = "window",
@@ -521,7 +564,7 @@ def compare(
     *,
     randomization_trials: int = DEFAULT_TRIALS,
     device: Optional[str] = None,
-    dtype: Optional[str] = None,
+    dtype: Optional[str] = AUTO,
     batch_size: int = DEFAULT_BATCH_SIZE,
     max_length: Optional[int] = None,
     truncation: str = "window",

@@ -13,6 +13,10 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# dtype="auto" is bf16 on CPUs with native bf16 and fp32 elsewhere: pin fp32 so every test (and every subprocess
+# and Ray worker, which inherit the environment) sees the same numbers on every machine. Tests of the automatic
+# choice and of bf16 clear it or pass dtype explicitly.
+os.environ["COHERENCE_METRIC_DTYPE"] = "fp32"
 
 TESTS_DIR = Path(__file__).resolve().parent
 REPO_DIR = TESTS_DIR.parent

@@ -56,9 +56,11 @@ def model_options(function: Callable[..., Any]) -> Callable[..., Any]:
                           "a checkpoint folder, or a Hub repo id."),
         click.option("--revision", default=None, help="Hub revision (branch, tag or commit) for a repo id."),
         click.option("--device", default=None, help="cpu, cuda, cuda:N or mps [default: a GPU if there is one]."),
-        click.option("--dtype", type=click.Choice(["fp32", "bf16", "fp16"]), default="fp32", show_default=True,
-                     help="Compute dtype. bf16 pays off on GPUs and CPUs with native bf16 (AVX512-BF16, AMX) "
-                          "and is much slower on others; fp16 is GPU-only."),
+        click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16", "fp16"], case_sensitive=False),
+                     default="auto", show_default=True,
+                     help="Compute dtype. auto = bf16 autocast on CPUs reporting AMX-BF16/AVX512-BF16 and on "
+                          "GPUs with bf16, else fp32 ($COHERENCE_METRIC_DTYPE overrides it); the signature says "
+                          "which. Pass fp32 to compare with fp32 numbers from other machines; fp16 is GPU-only."),
         click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True,
                      help="Most texts per forward pass."),
         click.option("--max-length", type=click.IntRange(min=8), default=None,
