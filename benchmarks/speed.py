@@ -1,9 +1,11 @@
 """The speed suite: documents per second and peak memory of our scorer against a paper-faithful reference.
 
-Three configurations score the same texts in one process:
+The configurations score the same texts in one process, back to back:
 
 - ``ours``: the model under test through ``CoherenceScorer`` with its defaults (tokenize once, sort by length,
-  batches under a token budget, attention masks).
+  batches under a token budget, attention masks, ``dtype="auto"``: bf16 autocast on a CPU with native bf16).
+- ``ours_fp32``: the same scorer in fp32, when ``ours`` runs in another dtype: the speed that dtype buys, and how far
+  its scores move (``deviation``: max and mean |score difference| over the set's texts).
 - ``ours_unsorted``: the same scorer called on consecutive chunks of the batch size in input order, so every
   batch pads to its longest text (what length sorting saves, visible on the mixed-length set).
 - ``paper``: what the reference code does: an XLNet-base-shaped model (d_model 768, 12 layers, random weights:
@@ -11,6 +13,12 @@ Three configurations score the same texts in one process:
   attention mask, batch size 1, fp32. It is slow on a CPU, so it scores a small sample per set and its time for
   the whole set is extrapolated (reported as such). Since every input is 602 tokens, its cost per text does not
   depend on the text.
+
+Beside them, per set, the **forward-only limit**: the checkpoint's document model alone on the set's own token ids,
+tokenised and padded beforehand into the scorer's length-sorted batches, in ``ours``'s dtype (and in fp32): what the
+encoder can do on this machine with nothing around it. Each configuration's **share** is its docs/s over that limit.
+The **profile** says where each configuration's time went: tokenise, sentence split, windowing, document pass,
+sentence pass (:mod:`coherence_metric.profiling`), and the Python between them (the rest of the wall time).
 
 Texts are cut deterministically from real sentences (the held-out news documents) to about 128, 256 and 512
 tokens of the model's tokenizer, plus a mixed-length set. Memory: the resident set size sampled every few
@@ -20,6 +28,7 @@ milliseconds with psutil (torch allocates outside Python's heap, so tracemalloc 
 
 from __future__ import annotations
 
+import copy
 import ctypes
 import gc
 import logging
@@ -32,6 +41,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable, Optional, Sequence
 
 from coherence_metric.errors import InputError
+from coherence_metric.profiling import STAGES
 from coherence_metric.research.standins import read_news_documents
 from coherence_metric.version import __version__
 
@@ -313,6 +323,57 @@ class PaperFaithfulScorer:
         return scores
 
 
+class Profiled:
+    """Wraps a scoring function of a scorer: keeps the last call's scores and its profile (stage seconds, plus
+    ``other``: the wall time outside the stages, and ``wall``)."""
+
+    def __init__(self, scorer: Any, score: Callable[[list[str]], list[float]]) -> None:
+        self.scorer = scorer
+        self.score = score
+        self.scores: list[float] = []
+        self.profile: dict[str, float] = {}
+
+    def __call__(self, texts: list[str]) -> list[float]:
+        with self.scorer.profile() as stages:
+            started = time.perf_counter()
+            self.scores = list(self.score(texts))
+            wall = time.perf_counter() - started
+        self.profile = {name: round(stages.seconds.get(name, 0.0), 4) for name in STAGES}
+        self.profile["other"] = round(max(0.0, wall - stages.total), 4)
+        self.profile["wall"] = round(wall, 4)
+        return self.scores
+
+
+class ForwardOnly:
+    """The forward-only limit: the scorer's document model alone on pre-tokenised, pre-padded, length-sorted
+    batches of the texts (the scorer's own plan), in ``dtype``; calling it runs every batch once."""
+
+    def __init__(self, scorer: Any, texts: list[str], dtype: str) -> None:
+        from coherence_metric.batching import plan_batches
+
+        self.scorer = scorer
+        self.dtype = dtype
+        self.n_texts = len(texts)
+        ids = scorer.tokenizer(texts, truncation=True, max_length=scorer.max_length)["input_ids"]
+        batches = plan_batches([len(sequence) for sequence in ids], scorer.max_tokens_per_batch, scorer.batch_size)
+        self.padded = [scorer.tokenizer.pad({"input_ids": [ids[index] for index in batch]}, return_tensors="pt")
+                       for batch in batches]
+
+    def run(self, padded: Sequence[Any]) -> None:
+        import torch
+
+        from coherence_metric.runtime import autocast_context
+
+        device = self.scorer.device
+        with torch.inference_mode(), autocast_context(self.dtype, device):
+            for batch in padded:
+                self.scorer.model(batch["input_ids"].to(device), batch["attention_mask"].to(device))
+
+    def __call__(self, texts: list[str]) -> None:
+        """Run every batch for the whole set, the first batch only for a shorter list (``measure``'s warm-up)."""
+        self.run(self.padded if len(texts) == self.n_texts else self.padded[:1])
+
+
 # ---------------------------------------------------------------------------------------------- runner
 
 
@@ -323,14 +384,15 @@ def run_speed(
     seed: int = 0,
     batch_size: int = 32,
     device: Optional[str] = None,
-    dtype: Optional[str] = None,
+    dtype: Optional[str] = "auto",
     sentences: Optional[Sequence[str]] = None,
     data_dir: Any = None,
     paper_sample: int = PAPER_SAMPLE,
     paper_config: Optional[dict[str, int]] = None,
     out_dir: Any = None,
 ) -> dict[str, Any]:
-    """Measure scoring speed and memory of a model against the paper-faithful reference, on 4 sets of texts.
+    """Measure scoring speed and memory of a model against the paper-faithful reference and the forward-only
+    limit, on 4 sets of texts, with a profile of where the time goes.
 
     Args:
         model: anything ``CoherenceScorer`` accepts.
@@ -338,7 +400,8 @@ def run_speed(
         seed: seeds the texts and the reference's random weights.
         batch_size: the scorer's batch size.
         device: torch device.
-        dtype: the scorer's dtype for the ``ours`` configuration.
+        dtype: the scorer's dtype for the ``ours`` configurations (``auto`` by default, as the scorer's); when it
+            is not fp32, ``ours_fp32`` runs beside it.
         sentences: cut texts from these sentences instead of the held-out news documents.
         data_dir: the shared data folder (for the news documents).
         paper_sample: texts per set the paper-faithful reference scores (its time is extrapolated).
@@ -346,7 +409,8 @@ def run_speed(
         out_dir: write ``speed[_limitN].md/.json/.png`` there.
 
     Returns:
-        The result: per set and configuration the measurement, and ratios ours / paper-faithful.
+        The result: per set and configuration the measurement and profile, the forward-only limit, ratios ours /
+        paper-faithful and shares of the limit, and the score deviation from fp32.
     """
     import torch
 
@@ -359,6 +423,11 @@ def run_speed(
     started = time.perf_counter()
     load_before = _load_average()
     scorer = CoherenceScorer(model, device=device, dtype=dtype, batch_size=batch_size)
+    # The fp32 twin shares the loaded weights and sentence encoder: a shallow copy with another dtype.
+    fp32_scorer = None
+    if scorer.dtype != "fp32":
+        fp32_scorer = copy.copy(scorer)
+        fp32_scorer.dtype = "fp32"
     n_texts = limit or DEFAULT_TEXTS
     builder = TextBuilder(scorer.tokenizer, list(sentences) if sentences is not None else news_sentences(data_dir),
                           seed)
@@ -371,15 +440,30 @@ def run_speed(
     text_sets.append((f"mixed {MIXED_MIN_TOKENS}-{high} tokens", None, builder.mixed(MIXED_MIN_TOKENS, high, n_texts)))
 
     ours_mb = weights_mb(scorer.model)
+    if scorer.model.cohesion_weight is not None or scorer.model.sentence_scorer is not None:
+        ours_mb += weights_mb(scorer.sentence_embedder.model)  # loaded now, not inside the first timed run
     rows: list[dict[str, Any]] = []
     for name, target, texts in text_sets:
-        LOGGER.info("speed: %s, ours and ours_unsorted on %d texts", name, len(texts))
-        runs = {
-            "ours": measure(lambda batch: scorer.score(batch), texts, ours_mb),
-            "ours_unsorted": measure(lambda batch: score_in_input_order(scorer, batch, batch_size), texts, ours_mb),
+        LOGGER.info("speed: %s, ours (%s%s), input order and the forward-only limit on %d texts", name,
+                    scorer.dtype, " and fp32" if fp32_scorer is not None else "", len(texts))
+        profiled = {"ours": Profiled(scorer, lambda batch: scorer.score(batch).scores)}
+        if fp32_scorer is not None:
+            profiled["ours_fp32"] = Profiled(fp32_scorer, lambda batch: fp32_scorer.score(batch).scores)
+        profiled["ours_unsorted"] = Profiled(scorer, lambda batch: score_in_input_order(scorer, batch, batch_size))
+        runs = {key: measure(call, texts, ours_mb) for key, call in profiled.items()}
+        limits = {scorer.dtype: measure(ForwardOnly(scorer, texts, scorer.dtype), texts, weights_mb(scorer.model))}
+        if fp32_scorer is not None:
+            limits["fp32"] = measure(ForwardOnly(scorer, texts, "fp32"), texts, weights_mb(scorer.model))
+        row: dict[str, Any] = {
+            "name": name, "target_tokens": target, "n_texts": len(texts), "mean_tokens": _mean_tokens(scorer, texts),
+            "runs": runs, "profiles": {key: call.profile for key, call in profiled.items()},
+            "forward_limit": {key: asdict(value) for key, value in limits.items()},
+            "shares": {key: round(run.docs_per_second / limits[scorer.dtype].docs_per_second, 3)
+                       for key, run in runs.items()},
         }
-        rows.append({"name": name, "target_tokens": target, "n_texts": len(texts),
-                     "mean_tokens": _mean_tokens(scorer, texts), "runs": runs})
+        if fp32_scorer is not None:
+            row["deviation"] = _deviation(profiled["ours"].scores, profiled["ours_fp32"].scores)
+        rows.append(row)
     paper = PaperFaithfulScorer(scorer.tokenizer, paper_config, seed=seed, device=scorer.device)
     for row, (name, _, texts) in zip(rows, text_sets):
         sample = texts[:min(paper_sample, len(texts))]
@@ -388,21 +472,26 @@ def run_speed(
         row["ratios"] = _ratios(row["runs"])
         row["runs"] = {key: asdict(value) for key, value in row["runs"].items()}
 
+    configurations = {"ours": f"ours ({scorer.dtype}, batch {batch_size}, length-sorted)"}
+    if fp32_scorer is not None:
+        configurations["ours_fp32"] = f"ours (fp32, batch {batch_size}, length-sorted)"
+    configurations["ours_unsorted"] = f"ours ({scorer.dtype}, batch {batch_size}, input order)"
+    configurations["paper"] = "paper-faithful (XLNet-base shape, 602 tokens, batch 1, no mask, fp32)"
     result: dict[str, Any] = {
         "suite": "speed",
         "model": {"spec": model, "label": scorer.model_label, "signature": str(scorer.signature),
-                  "max_length": scorer.max_length, "batch_size": batch_size, "dtype": scorer.dtype},
+                  "max_length": scorer.max_length, "batch_size": batch_size, "dtype": scorer.dtype,
+                  "sentence_pass": scorer.model.cohesion_weight is not None
+                  or scorer.model.sentence_scorer is not None},
         "device": str(scorer.device),
+        "cpu": _cpu_name(),
         "threads": torch.get_num_threads(),
         "cpu_count": os.cpu_count(),
         "load_average": {"before": load_before, "after": _load_average()},
         "limit": limit,
         "seed": seed,
-        "configurations": {
-            "ours": f"ours ({scorer.dtype}, batch {batch_size}, length-sorted)",
-            "ours_unsorted": f"ours ({scorer.dtype}, batch {batch_size}, input order)",
-            "paper": "paper-faithful (XLNet-base shape, 602 tokens, batch 1, no mask, fp32)",
-        },
+        "configurations": configurations,
+        "forward_limit": f"the document model alone on pre-padded length-sorted batches ({scorer.dtype})",
         "paper_reference": {"config": paper.config, "weights_mb": round(paper.weights_mb, 1),
                             "sample_per_set": paper_sample, "max_len": PAPER_MAX_LEN + 2},
         "memory_method": PeakMemory().method,
@@ -418,10 +507,33 @@ def run_speed(
     return result
 
 
+def _deviation(scores: Sequence[float], reference: Sequence[float]) -> dict[str, float]:
+    differences = [abs(a - b) for a, b in zip(scores, reference)]
+    return {"max_abs": round(max(differences), 6), "mean_abs": round(sum(differences) / len(differences), 6)}
+
+
+def _cpu_name() -> Optional[str]:
+    from coherence_metric.runtime import BF16_CPU_FLAGS, cpu_flags
+
+    flags = sorted(cpu_flags() & BF16_CPU_FLAGS)
+    name = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    name = line.partition(":")[2].strip()
+                    break
+    except OSError:
+        pass
+    return f"{name} ({', '.join(flags) if flags else 'no native bf16'})"
+
+
 def _ratios(runs: dict[str, Measurement]) -> dict[str, float]:
     paper = runs["paper"]
     ratios = {}
-    for name in ("ours", "ours_unsorted"):
+    for name in runs:
+        if name == "paper":
+            continue
         ratios[f"{name}_speedup"] = round(runs[name].docs_per_second / paper.docs_per_second, 2)
         if paper.peak_memory_mb > 0:
             ratios[f"{name}_memory"] = round(runs[name].peak_memory_mb / paper.peak_memory_mb, 3)

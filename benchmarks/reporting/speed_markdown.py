@@ -1,10 +1,14 @@
-"""The Markdown report of a speed run: documents per second and memory per configuration, and the ratios
+"""The Markdown report of a speed run: documents per second and memory per configuration, the forward-only limit
+and each configuration's share of it, where the time goes, the score deviation from fp32, and the ratios
 ours / paper-faithful that make the numbers portable across machines.
 """
 
 from __future__ import annotations
 
 from typing import Any, Mapping
+
+#: The profile's columns: the scorer's stages, then the Python between them.
+PROFILE_COLUMNS = ("tokenise", "sentence split", "windowing", "document pass", "sentence pass", "other")
 
 
 def render_speed_markdown(result: Mapping[str, Any]) -> str:
@@ -14,40 +18,68 @@ def render_speed_markdown(result: Mapping[str, Any]) -> str:
         result: the speed run result.
 
     Returns:
-        The Markdown text: settings, a throughput table, a memory table and notes.
+        The Markdown text: settings, a throughput table, a memory table, the profile, the deviation and notes.
     """
     model = result["model"]
     configurations = result["configurations"]
+    ours_keys = [key for key in configurations if key != "paper"]
     reference = result["paper_reference"]
     load = result.get("load_average") or {}
+    sets = result["sets"]
+    limit_keys = list(sets[0].get("forward_limit", {})) if sets else []
+    cpu = f" ({result['cpu']})" if result.get("cpu") else ""
     lines = [
         f"## Speed: {model['label']}",
         "",
-        f"Device {result['device']}, {result['threads']} torch threads on {result.get('cpu_count')} CPUs "
+        f"Device {result['device']}{cpu}, {result['threads']} torch threads on {result.get('cpu_count')} CPUs "
         f"(load average before {load.get('before')}, after {load.get('after')}); max_length {model['max_length']}; "
         f"{result['seconds']:.0f} s in all. Signature: `{model['signature']}`",
         "",
         "| Texts | n | mean tokens | " + " | ".join(f"{configurations[key]} docs/s" for key in configurations)
-        + " | speed-up ours | speed-up ours unsorted |",
-        "|---|---:|---:|" + "---:|" * (len(configurations) + 2),
+        + "".join(f" | forward-only limit {key} docs/s" for key in limit_keys)
+        + "".join(f" | share of the limit: {_short(key)}" for key in ours_keys if limit_keys)
+        + "".join(f" | speed-up {_short(key)}" for key in ours_keys) + " |",
+        "|---|---:|---:|" + "---:|" * (len(configurations) + len(limit_keys) + len(ours_keys) * (2 if limit_keys
+                                                                                                   else 1)),
     ]
-    for row in result["sets"]:
+    for row in sets:
         runs = row["runs"]
         cells = [_rate(runs.get(key)) for key in configurations]
+        cells += [_rate(row["forward_limit"].get(key)) for key in limit_keys]
+        if limit_keys:
+            cells += [_percent(row.get("shares", {}).get(key)) for key in ours_keys]
         ratios = row.get("ratios", {})
-        lines.append(f"| {row['name']} | {row['n_texts']} | {row['mean_tokens']} | " + " | ".join(cells)
-                     + f" | {_times(ratios.get('ours_speedup'))} | {_times(ratios.get('ours_unsorted_speedup'))} |")
+        cells += [_times(ratios.get(f"{key}_speedup")) for key in ours_keys]
+        lines.append(f"| {row['name']} | {row['n_texts']} | {row['mean_tokens']} | " + " | ".join(cells) + " |")
     lines += [
         "",
         "| Texts | " + " | ".join(f"{configurations[key]} MiB (weights + peak rise)" for key in configurations)
         + " | memory ours / paper |",
         "|---|" + "---:|" * (len(configurations) + 1),
     ]
-    for row in result["sets"]:
+    for row in sets:
         runs = row["runs"]
         cells = [_memory(runs.get(key)) for key in configurations]
         lines.append(f"| {row['name']} | " + " | ".join(cells)
                      + f" | {_times(row.get('ratios', {}).get('ours_memory'))} |")
+    if any(row.get("profiles") for row in sets):
+        lines += [
+            "",
+            "Where the time goes (share of each configuration's wall time; `other` is the Python between the stages):",
+            "",
+            "| Texts | configuration | " + " | ".join(PROFILE_COLUMNS) + " | wall s |",
+            "|---|---|" + "---:|" * (len(PROFILE_COLUMNS) + 1),
+        ]
+        for row in sets:
+            for key, profile in row.get("profiles", {}).items():
+                wall = profile.get("wall") or 0.0
+                cells = [_percent(profile.get(column, 0.0) / wall if wall else None) for column in PROFILE_COLUMNS]
+                lines.append(f"| {row['name']} | {_short(key)} | " + " | ".join(cells) + f" | {wall:.2f} |")
+    deviations = [(row["name"], row["deviation"]) for row in sets if row.get("deviation")]
+    if deviations:
+        lines += ["", f"Scores of ours ({model['dtype']}) against ours in fp32, the same texts: "
+                  + "; ".join(f"{name}: max |Δ| {value['max_abs']:.4f}, mean |Δ| {value['mean_abs']:.4f}"
+                              for name, value in deviations) + "."]
     sample = reference["sample_per_set"]
     lines += [
         "",
@@ -63,12 +95,21 @@ def render_speed_markdown(result: Mapping[str, Any]) -> str:
         "the activations and buffers of that configuration; allocator caching makes it approximate.",
         "- Times include tokenization; each configuration first scores 1-2 texts untimed (warm-up).",
     ]
+    if limit_keys:
+        lines.append(f"- Forward-only limit: {result.get('forward_limit', 'the document model alone')}, on the "
+                     "set's own token ids, tokenised and padded beforehand; share = docs/s ÷ that limit. A checkpoint "
+                     "with a sentence-level term runs a second encoder over the same text, so its share is about "
+                     "half at best.")
     if result.get("skipped_targets"):
         lines.append(f"- Lengths {', '.join(map(str, result['skipped_targets']))} skipped: above the model's "
                      f"max_length {model['max_length']}.")
     if result.get("limit") is not None:
         lines.append(f"- --limit {result['limit']}: {result['limit']} texts per set instead of 1,000.")
     return "\n".join(lines) + "\n"
+
+
+def _short(key: str) -> str:
+    return key.replace("_", " ")
 
 
 def _rate(run: Any) -> str:
@@ -81,6 +122,10 @@ def _memory(run: Any) -> str:
 
 def _times(value: Any) -> str:
     return "" if value is None else f"{value:.2f}×"
+
+
+def _percent(value: Any) -> str:
+    return "" if value is None else f"{100 * value:.0f}%"
 
 
 def _shape(config: Mapping[str, Any]) -> str:

@@ -79,3 +79,26 @@ def test_the_input_order_column_scores_exactly_what_the_scorer_does(tmp_path, be
     texts = [" ".join(SENTENCES[index:index + 2 + index % 4]) for index in range(7)]
     assert speed.score_in_input_order(scorer, texts, batch_size=3) == pytest.approx(scorer.score(texts).scores,
                                                                                      abs=1e-5)
+
+
+def test_a_bf16_run_times_fp32_beside_it_with_the_limit_the_profile_and_the_deviation(bert_checkpoint, tmp_path):
+    from coherence_metric.benchmarks.reporting import render_speed_markdown
+    from coherence_metric.profiling import STAGES
+
+    result = speed.run_speed(str(bert_checkpoint), limit=4, dtype="bf16", sentences=SENTENCES, paper_sample=1,
+                             paper_config=TINY_XLNET)
+    assert list(result["configurations"]) == ["ours", "ours_fp32", "ours_unsorted", "paper"]
+    assert result["model"]["dtype"] == "bf16" and "dtype:bf16" in result["model"]["signature"]
+    for row in result["sets"]:
+        assert set(row["forward_limit"]) == {"bf16", "fp32"}
+        assert row["forward_limit"]["bf16"]["n_texts"] == 4 and row["forward_limit"]["bf16"]["docs_per_second"] > 0
+        assert set(row["shares"]) == {"ours", "ours_fp32", "ours_unsorted"} and row["shares"]["ours"] > 0
+        for profile in row["profiles"].values():
+            assert set(profile) == {*STAGES, "other", "wall"}
+            assert profile["document pass"] > 0 and profile["wall"] >= profile["document pass"]
+        assert 0 < row["deviation"]["max_abs"] < 0.1 and row["deviation"]["mean_abs"] <= row["deviation"]["max_abs"]
+        assert row["ratios"]["ours_fp32_speedup"] > 0
+    markdown = render_speed_markdown(result)
+    assert "forward-only limit bf16 docs/s | forward-only limit fp32 docs/s | share of the limit: ours" in markdown
+    assert "| 128 tokens | ours fp32 |" in markdown and "| document pass |" in markdown
+    assert "Scores of ours (bf16) against ours in fp32" in markdown
