@@ -93,3 +93,22 @@ def test_the_speed_suite_runs_from_the_command_line(bert_checkpoint, tmp_path, m
     assert result.exit_code == 0, result.output
     assert "## Speed:" in result.stdout and "speed-up ours" in result.stdout
     assert (tmp_path / "speed_limit2.json").is_file()
+
+
+@pytest.mark.parametrize("suite, expected", [("speed", "auto"), ("paper", "fp32"), ("human-dev", "fp32")])
+def test_the_benchmarks_dtype_is_auto_for_speed_and_fp32_for_numbers_compared_across_machines(monkeypatch, suite,
+                                                                                            expected):
+    from coherence_metric.benchmarks import cli as benchmark_cli
+
+    seen = {}
+
+    def record(*args, **kwargs):
+        seen["dtype"] = next(value for value in args if value in ("auto", "fp32", "bf16"))
+        raise SystemExit(0)
+
+    for name in ("_speed", "_suite", "_rated"):
+        monkeypatch.setattr(benchmark_cli, name, record)
+    assert _invoke("--suite", suite, "--model", "m").exit_code == 0
+    assert seen["dtype"] == expected
+    _invoke("--suite", suite, "--model", "m", "--dtype", "bf16")
+    assert seen["dtype"] == "bf16"
