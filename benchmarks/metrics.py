@@ -7,7 +7,7 @@ LMVLM, dropped so that every later label shifts), and labels stay aligned with i
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Hashable, Optional, Sequence, Union
 
 import numpy as np
 
@@ -109,6 +109,44 @@ def pairwise_accuracy(pos_scores: Sequence[float], neg_scores: Sequence[float]) 
         accuracy=n_correct / len(pos),
         accuracy_excluding_ties=n_correct / decided if decided else None,
     )
+
+
+def accuracy_interval(
+    pos_scores: Sequence[float],
+    neg_scores: Sequence[float],
+    groups: Sequence[Hashable],
+    resamples: int = 1000,
+    seed: int = 12345,
+    confidence: float = 0.95,
+) -> Optional[tuple[float, float]]:
+    """A percentile bootstrap interval for ``pairwise_accuracy`` (ties wrong), resampling *groups* of pairs.
+
+    Pairs that share a document (the 20 permutations of one article, the pairs of one summary) are not
+    independent, so whole groups are drawn with replacement, not single pairs: an interval over pairs would be too
+    narrow. The same groups and seed give the same draws for every system, so two systems' intervals on one test
+    set come from the same resamples. None with fewer than two groups or no resamples.
+
+    Args:
+        pos_scores, neg_scores: the pairs' scores, as for :func:`pairwise_accuracy`.
+        groups: one key per pair; pairs with equal keys are resampled together.
+        resamples: bootstrap resamples of the groups.
+        seed: seeds the draws.
+        confidence: the interval's coverage.
+    """
+    pos, neg = _paired_scores(pos_scores, neg_scores)
+    if len(groups) != len(pos):
+        raise InputError(f"{len(groups)} group keys for {len(pos)} pairs")
+    index: dict[Hashable, int] = {}
+    group_of = np.array([index.setdefault(key, len(index)) for key in groups], dtype=np.int64)
+    if resamples <= 0 or len(index) < 2:
+        return None
+    correct = np.bincount(group_of, weights=(pos > neg).astype(np.float64), minlength=len(index))
+    sizes = np.bincount(group_of, minlength=len(index)).astype(np.float64)
+    draws = np.random.default_rng(seed).integers(0, len(index), size=(resamples, len(index)))
+    accuracies = correct[draws].sum(axis=1) / sizes[draws].sum(axis=1)
+    tail = (1.0 - confidence) / 2.0 * 100.0
+    low, high = np.percentile(accuracies, [tail, 100.0 - tail])
+    return float(low), float(high)
 
 
 def model_labels(pos_scores: Sequence[float], neg_scores: Sequence[float]) -> np.ndarray:

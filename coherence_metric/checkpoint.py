@@ -253,8 +253,8 @@ def remove_sentence_scorer(source: PathLike, target: PathLike, overwrite: bool =
     The head file is rewritten without the term's tensors (safetensors writes the same tensors to the same bytes)
     and the config returns to the base's format and training record, so the result has the fingerprint recorded
     in ``source``'s ``training.base_checkpoint`` (in the current fingerprint scheme, or for a checkpoint written
-    before scheme 2, such as the default, in the file-list-only scheme 1 it was recorded in). This is how the
-    default's term is retrained from the default.
+    before scheme 2, such as ``cm-minilm-2026.11``, in the file-list-only scheme 1 it was recorded in). This is how
+    the term of ``cm-minilm-2026.11`` (the 0.1.0 default) is retrained from that checkpoint.
 
     Raises:
         InputError: ``source`` has no sentence-level term, or ``target`` is not empty (without ``overwrite``).

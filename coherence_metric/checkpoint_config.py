@@ -97,7 +97,7 @@ class CheckpointConfig:
 
     def files_fingerprint(self) -> str:
         """The fingerprint of scheme 1 (the file list alone): ``training.base_checkpoint`` of checkpoints written
-        before scheme 2, the default's included, records its base in it."""
+        before scheme 2, ``cm-minilm-2026.11``'s included, records its base in it."""
         joined = "\n".join(f"{name}:{digest}" for name, digest in sorted(self.files.items()))
         return hashlib.sha256(joined.encode("utf-8")).hexdigest()[:12]
 

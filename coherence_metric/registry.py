@@ -97,7 +97,7 @@ def read_alias_table() -> AliasTable:
 
 
 def packaged_aliases() -> Dict[str, str]:
-    """Alias -> the immutable packaged name it stands for today (``{"default": "cm-minilm-2026.11"}``)."""
+    """Alias -> the immutable packaged name it stands for today (``{"default": "cm-minilm-pointwise-2026.11"}``)."""
     return read_alias_table().aliases
 
 

@@ -2,7 +2,7 @@
 
 Two results are comparable only if their signatures match. Example::
 
-    coherence-metric:0.1.0|model:cm-minilm-2026.11@9a5eab21e7f1|pool:mean|maxlen:256|trunc:warn|dtype:fp32|ntrunc:0|transformers:5.24.0|torch:2.13.0
+    coherence-metric:0.2.0|model:cm-minilm-pointwise-2026.11@ffa0e578e583|pool:mean|maxlen:256|trunc:window|dtype:fp32|ntrunc:0|transformers:5.24.0|torch:2.13.0
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ FAMILIES: Dict[str, str] = {
     "multiview": "coherence_metric.training.multiview.recipe",  # seed 004
     # one scale across texts, generator-like negatives (issue 32)
     "pointwise": "coherence_metric.training.pointwise.recipe",
-    # the default checkpoint's sentence-level term
+    # a sentence-level term beside a finished checkpoint (cm-minilm-2026.11's, the 0.1.0 default)
     "sentence_scorer": "coherence_metric.training.sentence_scorer.recipe",
 }
 

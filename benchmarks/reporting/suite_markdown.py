@@ -72,6 +72,9 @@ def _rows(row: Mapping[str, Any], systems: list[str]) -> list[str]:
                 cells.append("")
                 continue
             text = format_value(float(cell[key]) * scale, scale)
+            interval = cell.get("accuracy_interval") if key == "accuracy" else None
+            if interval:
+                text += f" [{interval[0] * scale:.1f}, {interval[1] * scale:.1f}]"
             ties = ties_of(cell)
             cells.append(text + (f" ({ties} ties)" if ties and number == 0 else ""))
         paper_full = paper_no_ft = ""
@@ -94,7 +97,9 @@ def notes_lines(result: Mapping[str, Any], systems: list[str]) -> list[str]:
     notes = [
         "Notes:",
         "- Accuracy: share of pairs where score(pos) > score(neg); a tie (equal scores) counts as wrong and is "
-        "shown as \"(N ties)\"; the JSON also gives accuracy excluding ties.",
+        "shown as \"(N ties)\"; the JSON also gives accuracy excluding ties. [low, high]: 95% percentile "
+        "bootstrap interval (1000 resamples, seed 12345) over groups of pairs sharing their positive text (one "
+        "document's permutations or intrusions, one summary's pairs), the same draws for every system.",
         "- Paper columns: Jwalapuram et al. 2022, Table 1 (XLNet-base, mean of 5 seeds) and Table 3 (probes, "
         "full model; the paper gives no No FT probe numbers).",
     ]

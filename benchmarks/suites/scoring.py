@@ -16,7 +16,14 @@ from coherence_metric.research.cache import JsonCache, digest
 from coherence_metric.research.datasets import TestSet
 from coherence_metric.research.datasets.base import LMVLM_AGREEMENT, PAIRWISE_ACCURACY
 
-from ..metrics import annotation_matrix, lmvlm_agreement, model_labels, nominal_alpha, pairwise_accuracy
+from ..metrics import (
+    accuracy_interval,
+    annotation_matrix,
+    lmvlm_agreement,
+    model_labels,
+    nominal_alpha,
+    pairwise_accuracy,
+)
 from .systems import BenchmarkSystem
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
@@ -211,10 +218,17 @@ def _aligned(scores: list[float], pos_index: list[int], neg_index: list[int], n_
     )
 
 
+def pair_groups(test_set: TestSet) -> list[tuple[str, ...]]:
+    """The bootstrap group of each pair: its positive text, so that the permutations or intrusions of one document
+    (or the pairs of one summary) are resampled together."""
+    return [tuple(item.pos) for item in test_set.items]
+
+
 def evaluate(test_set: TestSet, scored: ScoredTestSet) -> dict[str, Any]:
     """Return the test set's metric over the scores as a JSON-ready dict, with the scoring facts beside it.
 
-    Pairwise sets give ``accuracy`` (ties wrong, the paper's metric), ``n_ties`` and ``accuracy_excluding_ties``;
+    Pairwise sets give ``accuracy`` (ties wrong, the paper's metric), ``n_ties``, ``accuracy_excluding_ties`` and
+    ``accuracy_interval`` (95% bootstrap over groups of pairs sharing a positive text, 1000 resamples, seed 12345);
     LMVLM gives ``alpha`` (3 annotator rows + the model), ``alpha_annotators_1_2``, ``majority_agreement`` and
     ``n_model_ties``.
     """
@@ -222,6 +236,8 @@ def evaluate(test_set: TestSet, scored: ScoredTestSet) -> dict[str, Any]:
         metric = _lmvlm_metric(scored, test_set)
     elif test_set.primary_metric == PAIRWISE_ACCURACY:
         metric = pairwise_accuracy(scored.pos, scored.neg).to_dict()
+        interval = accuracy_interval(scored.pos, scored.neg, pair_groups(test_set))
+        metric["accuracy_interval"] = None if interval is None else [round(value, 6) for value in interval]
     else:
         raise InputError(f"test set {test_set.name} has an unknown metric {test_set.primary_metric!r}")
     return {

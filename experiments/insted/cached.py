@@ -14,9 +14,9 @@ from coherence_metric.research.cache import benchmark_cache_dir
 from coherence_metric.research.catalogue import load_benchmark_test_set
 
 LIMIT = 500
-#: The fine-tuned model alone (the shipped default without its sentence-level term).
+#: The fine-tuned model alone (the 0.1.0 default, cm-minilm-2026.11, without its sentence-level term).
 HEAD = "@852da70c24a0"
-#: The shipped default (fine-tuned model + 0.5 x the sentence-level term).
+#: The 0.1.0 default, cm-minilm-2026.11 (fine-tuned model + 0.5 x the sentence-level term).
 DEFAULT = "@145d43c75880"
 COSINE = "adjacent-cosine"
 #: The untrained head on the same backbone (the No FT baseline).

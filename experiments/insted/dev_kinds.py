@@ -1,4 +1,5 @@
-"""Does our own dev set show the INSTED-WIKI gap? The default against adjacent cosine on each kind of dev negative.
+"""Does our own dev set show the INSTED-WIKI gap? The 0.1.0 default (cm-minilm-2026.11) against adjacent cosine on
+each kind of dev negative.
 
     python -m experiments.insted.dev_kinds [RUN]
 
@@ -76,7 +77,7 @@ def main(run: str = "runs/sentence-scorer-docintr") -> None:
     assert groups.spans == spans, "the run's dev groups differ from the ones rebuilt here"
     known = json.loads((folder / "base_dev_scores.json").read_text(encoding="utf-8"))["scores"]
     head = [known[cache_key({"sentences": document})] for document in documents]
-    term = term_scores(CoherenceScorer("default").model.sentence_scorer, groups)
+    term = term_scores(CoherenceScorer("cm-minilm-2026.11").model.sentence_scorer, groups)  # the 0.1.0 default
     default = [h + t for h, t in zip(head, term)]
     cosine = adjacent_cosines(groups.embeddings, groups.documents)
     systems: Dict[str, List[float]] = {"fine-tuned alone": head, "default": default, "cosine": cosine}

@@ -3,11 +3,11 @@ and adjacent cosine on every set) at once?
 
     python -m experiments.insted.full_sweep [SET ...]
 
-Two sweeps over the full-set scores in the benchmark cache (``coherence-metric benchmark --model default --suite all``
-for the default and the baselines, ``python -m experiments.score_sets SET runs/base-852da`` for the fine-tuned model
-alone): the default + c x adjacent cosine, and the fine-tuned model + w x the shipped sentence-level term (the default
-is w = 0.5). These are *test-set* sweeps, used only to ask whether the target is reachable along these axes, never to
-choose a weight: MODELS.md quotes them in "Why INSTED-WIKI stays under cosine".
+Two sweeps over the full-set scores in the benchmark cache (``coherence-metric benchmark --model cm-minilm-2026.11
+--suite all`` for the 0.1.0 default and the baselines, ``python -m experiments.score_sets SET runs/base-852da`` for the
+fine-tuned model alone): the default + c x adjacent cosine, and the fine-tuned model + w x the shipped sentence-level
+term (the 0.1.0 default is w = 0.5). These are *test-set* sweeps, used only to ask whether the target is reachable
+along these axes, never to choose a weight: MODELS.md quotes them in "Why INSTED-WIKI stays under cosine".
 """
 
 from __future__ import annotations

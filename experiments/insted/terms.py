@@ -6,7 +6,7 @@
 Each folder is a checkpoint with a sentence-level term (``add_sentence_scorer``); only the term is read, and it is
 compared with the shipped one on the same pairs (``--limit 500``, or every pair with ``--full``, which needs the
 full-set cache of ``experiments/README.md``). A saved term has its dev-chosen weight folded in, so ``x1`` is the
-fine-tuned model plus the term at the weight its own dev run chose (for the shipped term: the default itself, and
+fine-tuned model plus the term at the weight its own dev run chose (for the shipped term: the 0.1.0 default itself, and
 for any folder the score of that checkpoint), ``x2`` twice that, and ``alone`` the term without the fine-tuned model.
 With ``--full`` each set's sentence embeddings are kept in ``runs/term-embeddings`` so a second term costs seconds.
 """

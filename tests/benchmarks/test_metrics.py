@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from coherence_metric.benchmarks.metrics import (
+    accuracy_interval,
     annotation_matrix,
     lmvlm_agreement,
     model_labels,
@@ -87,3 +88,28 @@ def test_lmvlm_alpha_reference_values(load_cached):
     always_a = lmvlm_agreement(np.ones(len(majority)), np.zeros(len(majority)), annotations)
     assert round(always_a.alpha, 4) == 0.3958
     assert always_a.majority_agreement == pytest.approx(555 / 1046)
+
+
+def test_accuracy_interval_resamples_whole_groups():
+    """Two documents, each with 50 permutation pairs: one always right, one always wrong. Resampling the two
+    groups gives accuracy 0, 0.5 or 1 (1/4, 1/2, 1/4), so the 95% interval is [0, 1]; resampling the 100 pairs as if
+    independent would give a narrow interval around 0.5, which is the error the grouping prevents."""
+    pos = [1.0] * 50 + [0.0] * 50
+    neg = [0.0] * 50 + [1.0] * 50
+    grouped = accuracy_interval(pos, neg, ["a"] * 50 + ["b"] * 50)
+    independent = accuracy_interval(pos, neg, list(range(100)))
+    assert grouped == (0.0, 1.0)
+    assert independent is not None and 0.35 < independent[0] < 0.5 < independent[1] < 0.65
+
+
+def test_accuracy_interval_is_seeded_brackets_the_point_and_counts_ties_wrong():
+    rng = np.random.default_rng(0)
+    pos, neg = rng.normal(size=300) + 0.3, rng.normal(size=300)
+    pos[:10] = neg[:10]  # ties: wrong, as in pairwise_accuracy
+    groups = [index // 3 for index in range(300)]
+    low, high = accuracy_interval(pos, neg, groups)
+    assert accuracy_interval(pos, neg, groups) == (low, high)
+    assert low < pairwise_accuracy(pos, neg).accuracy < high
+    assert accuracy_interval([1.0, 1.0], [0.0, 0.0], ["same", "same"]) is None  # one group: no interval
+    with pytest.raises(InputError, match="3 group keys for 2 pairs"):
+        accuracy_interval([1.0, 1.0], [0.0, 0.0], [1, 2, 3])

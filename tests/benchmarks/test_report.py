@@ -72,6 +72,14 @@ def test_the_table_has_every_row_and_column_with_the_published_numbers():
     assert "1328 candidate pairs with equal human ratings" in markdown and "(ids 37)" in markdown
 
 
+def test_an_accuracy_interval_is_shown_beside_the_accuracy_and_explained():
+    row = _row("NEWS-PERMUTED")
+    row["results"]["local:ckpt"]["accuracy_interval"] = [0.48312, 0.51977]
+    markdown = render_suite_markdown(_result([row]))
+    assert "| NEWS-PERMUTED ‡ | 100 | accuracy % | 50.00 [48.3, 52.0] | 60.00 (1 ties) |" in markdown
+    assert "groups of pairs sharing their positive text" in markdown
+
+
 def test_table_3_gives_the_full_models_number_for_every_probe():
     assert set(TABLE_3) == set(PROBE_NAMES)
     assert {probe: published_for(f"PROBE-{probe}").full_model for probe in PROBE_NAMES} == {

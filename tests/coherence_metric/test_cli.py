@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from coherence_metric.cli import cli
+from coherence_metric.version import __version__
 
 from ..conftest import EXAMPLES_DIR, REPO_DIR
 
@@ -45,7 +46,7 @@ def test_compare_two_documents_prints_scores_winner_and_signature(runner, bert_c
     assert lines[0].startswith("A  ") and COHERENT in lines[0]
     assert lines[1].startswith("B  ") and SHUFFLED in lines[1]
     assert lines[2].startswith("winner: ")
-    assert lines[3].startswith("signature: coherence-metric:0.1.0|model:local:bert-full@")
+    assert lines[3].startswith(f"signature: coherence-metric:{__version__}|model:local:bert-full@")
 
 
 def test_compare_json_matches_the_python_api(runner, bert_checkpoint):
@@ -164,14 +165,16 @@ def test_models_lists_immutable_names_with_fingerprints_and_the_default_alias(ru
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith("packaged (") and lines[0].endswith("checkpoints):")
-    assert lines[1].split() == ["cm-minilm-2026.11", "9a5eab21e7f1"]
-    assert lines[2:5] == ["aliases:", "  default -> cm-minilm-2026.11", "Hugging Face cache:"]
+    assert [line.split() for line in lines[1:3]] == [["cm-minilm-2026.11", "9a5eab21e7f1"],
+                                                     ["cm-minilm-pointwise-2026.11", "ffa0e578e583"]]
+    assert lines[3:6] == ["aliases:", "  default -> cm-minilm-pointwise-2026.11", "Hugging Face cache:"]
 
 
 def test_models_as_json(runner):
     data = json.loads(invoke(runner, ["models", "-f", "json"]).stdout)
     assert {"name": "cm-minilm-2026.11", "fingerprint": "9a5eab21e7f1"} in data["packaged"]
-    assert data["aliases"] == {"default": "cm-minilm-2026.11"} and isinstance(data["hub_cache"], list)
+    assert {"name": "cm-minilm-pointwise-2026.11", "fingerprint": "ffa0e578e583"} in data["packaged"]
+    assert data["aliases"] == {"default": "cm-minilm-pointwise-2026.11"} and isinstance(data["hub_cache"], list)
 
 
 def test_models_says_when_no_default_ships(runner, monkeypatch, tmp_path):

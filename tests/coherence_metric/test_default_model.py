@@ -1,10 +1,14 @@
-"""The shipped default checkpoint: loads offline with no argument, ranks the examples, and scores reproducibly.
+"""The shipped checkpoints: the default loads offline with no argument, ranks the examples, and scores
+reproducibly; every name `default` ever stood for keeps shipping with the same bytes and scores.
 
-The pinned values are the default checkpoint's scores of the two example texts; they change only when the
-checkpoint (or the maths of scoring) changes, and then the signature's fingerprint changes with them.
+The pinned values are each checkpoint's scores of the two example texts; they change only when the checkpoint (or
+the maths of scoring) changes, and then the signature's fingerprint changes with them.
 """
 
 from __future__ import annotations
+
+import json
+from dataclasses import asdict
 
 import pytest
 
@@ -12,14 +16,21 @@ from coherence_metric import CoherenceScorer
 from coherence_metric.checkpoint import remove_sentence_scorer
 from coherence_metric.checkpoint_config import read_checkpoint_config
 from coherence_metric.registry import DEFAULT_MODEL, PACKAGED_CHECKPOINTS_DIR, read_alias_table, resolve_model
+from coherence_metric.training.pointwise.recipe import load_pointwise_recipe
 from coherence_metric.version import __version__
 
-from ..conftest import EXAMPLES_DIR
+from ..conftest import EXAMPLES_DIR, REPO_DIR
 
-DEFAULT_NAME = "cm-minilm-2026.11"  # the immutable name `default` stands for in 0.1.0 (MODELS.md)
+DEFAULT_NAME = "cm-minilm-pointwise-2026.11"  # the immutable name `default` stands for since 0.2.0 (MODELS.md)
 DEFAULT_DIR = PACKAGED_CHECKPOINTS_DIR / DEFAULT_NAME
-PINNED_SCORES = {"coherent.txt": -6.64656, "shuffled.txt": -7.88253}
-DEFAULT_FINGERPRINT = "9a5eab21e7f1"  # fingerprint scheme 2 (files + config); scheme 1 gave 145d43c75880
+PINNED_SCORES = {"coherent.txt": 0.25494, "shuffled.txt": -0.16791}
+DEFAULT_FINGERPRINT = "ffa0e578e583"
+POINTWISE_RECIPE = REPO_DIR / "training" / "configs" / "cpu-minilm-pointwise.yaml"
+
+PREVIOUS_NAME = "cm-minilm-2026.11"  # `default` in 0.1.0
+PREVIOUS_DIR = PACKAGED_CHECKPOINTS_DIR / PREVIOUS_NAME
+PREVIOUS_PINNED_SCORES = {"coherent.txt": -6.64656, "shuffled.txt": -7.88253}
+PREVIOUS_FINGERPRINT = "9a5eab21e7f1"  # fingerprint scheme 2 (files + config); scheme 1 gave 145d43c75880
 MAX_SHIPPED_BYTES = 25 * 1024 * 1024
 
 
@@ -28,12 +39,12 @@ def default_scorer() -> CoherenceScorer:
     return CoherenceScorer()
 
 
-def test_the_default_ships_inside_the_package_as_a_small_delta() -> None:
-    config = read_checkpoint_config(DEFAULT_DIR)
+@pytest.mark.parametrize("folder", [DEFAULT_DIR, PREVIOUS_DIR], ids=[DEFAULT_NAME, PREVIOUS_NAME])
+def test_each_checkpoint_ships_inside_the_package_as_a_small_delta(folder) -> None:
+    config = read_checkpoint_config(folder)
     assert config.flavour == "delta" and config.backbone.name_or_path == "sentence-transformers/all-MiniLM-L6-v2"
-    size = sum(path.stat().st_size for path in DEFAULT_DIR.rglob("*") if path.is_file())
+    size = sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
     assert size <= MAX_SHIPPED_BYTES
-    assert resolve_model("default").folder == DEFAULT_DIR
 
 
 def test_default_is_an_alias_of_the_immutable_name_and_signs_with_it() -> None:
@@ -56,23 +67,37 @@ def test_moving_the_default_bumps_the_version() -> None:
         assert resolve_model(name).folder == PACKAGED_CHECKPOINTS_DIR / name, version
 
 
-def test_the_default_is_the_intrusion_checkpoint_plus_its_sentence_level_term() -> None:
-    """MODELS.md's provenance: the 4,000-step intrusion checkpoint (852da70c24a0), untouched, plus the term."""
+def test_the_default_is_the_committed_pointwise_recipe() -> None:
+    """MODELS.md's provenance: `coherence-metric train run training/configs/cpu-minilm-pointwise.yaml` as committed
+    (300 steps, its best synthetic-dev step), a document model with no sentence-level term: the recipe recorded in
+    the checkpoint is the one the committed file reads to, so the default can be re-derived from it."""
     config = read_checkpoint_config(DEFAULT_DIR)
+    assert config.training["family"] == "pointwise" and config.sentence_scorer is None
+    recorded = config.training["recipe"]
+    committed = asdict(load_pointwise_recipe(POINTWISE_RECIPE))
+    assert recorded == json.loads(json.dumps(committed))
+
+
+def test_the_previous_default_is_the_intrusion_checkpoint_plus_its_sentence_level_term() -> None:
+    """MODELS.md's provenance: the 4,000-step intrusion checkpoint (852da70c24a0), untouched, plus the term."""
+    config = read_checkpoint_config(PREVIOUS_DIR)
     assert config.format_version == 3 and config.sentence_scorer is not None
     assert config.training["base_checkpoint"] == "852da70c24a0"
     assert config.training["sentence_scorer"]["weight"] == 0.5
 
 
-def test_the_default_fingerprint_is_pinned() -> None:
-    """README's demo quotes it; it changes only with the default's files or a score-relevant config field."""
-    assert read_checkpoint_config(DEFAULT_DIR).fingerprint() == DEFAULT_FINGERPRINT
+@pytest.mark.parametrize("folder, fingerprint", [(DEFAULT_DIR, DEFAULT_FINGERPRINT),
+                                                  (PREVIOUS_DIR, PREVIOUS_FINGERPRINT)],
+                         ids=[DEFAULT_NAME, PREVIOUS_NAME])
+def test_the_fingerprints_are_pinned(folder, fingerprint) -> None:
+    """README's demo quotes them; each changes only with its files or a score-relevant config field."""
+    assert read_checkpoint_config(folder).fingerprint() == fingerprint
 
 
-def test_the_default_without_its_term_is_its_recorded_base(tmp_path) -> None:
-    """The default records its base in fingerprint scheme 1 (852da70c24a0), written before the config was hashed:
-    the sentence-scorer recipe restores that base from the default, so removing the term must still match it."""
-    restored = read_checkpoint_config(remove_sentence_scorer(DEFAULT_DIR, tmp_path / "base"))
+def test_the_previous_default_without_its_term_is_its_recorded_base(tmp_path) -> None:
+    """The previous default records its base in fingerprint scheme 1 (852da70c24a0), written before the config was
+    hashed: the sentence-scorer recipe restores that base from it, so removing the term must still match it."""
+    restored = read_checkpoint_config(remove_sentence_scorer(PREVIOUS_DIR, tmp_path / "base"))
     assert restored.files_fingerprint() == "852da70c24a0" and restored.sentence_scorer is None
 
 
@@ -94,3 +119,12 @@ def test_the_example_scores_are_pinned(default_scorer: CoherenceScorer) -> None:
     texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in PINNED_SCORES]
     scores = default_scorer.score(texts).scores
     assert scores == pytest.approx(list(PINNED_SCORES.values()), abs=1e-4)
+
+
+def test_the_previous_default_still_loads_by_name_with_its_scores() -> None:
+    """Numbers signed `model:cm-minilm-2026.11@9a5eab21e7f1` (every 0.1.0 result) stay reproducible after the
+    alias moved: same folder, same signature, same example scores."""
+    texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in PREVIOUS_PINNED_SCORES]
+    result = CoherenceScorer(PREVIOUS_NAME).score(texts)
+    assert result.scores == pytest.approx(list(PREVIOUS_PINNED_SCORES.values()), abs=1e-4)
+    assert f"|model:{PREVIOUS_NAME}@{PREVIOUS_FINGERPRINT}|" in str(result.signature)

@@ -16,10 +16,10 @@ TEXTS = ["The river rose slowly through the night. By morning the lower fields w
 
 
 def test_both_passes_show_a_bar_and_scores_do_not_change(capfd):
-    """The default has a sentence-level term, so a call runs the document model and the sentence encoder."""
-    quiet = CoherenceScorer("default").score(TEXTS).scores
+    """cm-minilm-2026.11 has a sentence-level term, so a call runs the document model and the sentence encoder."""
+    quiet = CoherenceScorer("cm-minilm-2026.11").score(TEXTS).scores
     assert capfd.readouterr().err == ""
-    shown = CoherenceScorer("default", progress=True).score(TEXTS).scores
+    shown = CoherenceScorer("cm-minilm-2026.11", progress=True).score(TEXTS).scores
     err = capfd.readouterr().err
     assert "coherence: documents: 100%" in err and "coherence: sentences: 100%" in err
     assert shown == pytest.approx(quiet, abs=1e-6)

@@ -8,6 +8,7 @@ import pytest
 
 import coherence_metric
 from coherence_metric import CoherenceScorer, InputError
+from coherence_metric.version import __version__
 
 TEXT_A = "The river rose slowly through the night. By morning the lower fields were under water."
 TEXT_B = "By morning the lower fields were under water. The river rose slowly through the night."
@@ -59,7 +60,7 @@ def test_signature_names_everything_that_changes_a_number(bert_checkpoint):
     import transformers
 
     signature = str(CoherenceScorer(str(bert_checkpoint), max_length=64).signature)
-    for part in ("coherence-metric:0.1.0", "model:local:bert-full@", "pool:mean", "maxlen:64", "trunc:window",
+    for part in (f"coherence-metric:{__version__}", "model:local:bert-full@", "pool:mean", "maxlen:64", "trunc:window",
                  "dtype:fp32", f"transformers:{transformers.__version__}", f"torch:{torch.__version__.split('+')[0]}"):
         assert part in signature
     # the fingerprint is the checkpoint's content hash: same bytes, same signature

@@ -62,6 +62,9 @@ def _rank(rank: int, world: int, port: int, checkpoint: str, out: str) -> None:
         system = metric.compute().item()
         scores = metric.per_text_scores().tolist()  # a collective: every rank calls it
         Path(out, f"rank{rank}.json").write_text(json.dumps({"system": system, "scores": scores}))
+        # Neither rank tears its gloo pairs down while the other may still be using them: without this barrier one
+        # rank's exit raced the other's last all_gather and aborted it ("terminate called") on a loaded CI machine.
+        dist.barrier()
     finally:
         dist.destroy_process_group()
 

@@ -29,10 +29,12 @@ def test_the_intrusion_recipe_differs_from_the_cpu_default_only_where_it_says():
     assert intrusion == base
 
 
-def test_the_cohesion_recipe_continues_the_intrusion_recipe_from_the_default():
+def test_the_cohesion_recipe_continues_the_intrusion_recipe_from_the_0_1_0_default():
+    """It names the 0.1.0 default's document model, not `default`, which moved to another checkpoint in 0.2.0."""
     intrusion = load_recipe(CONFIGS / "cpu-minilm-intrusion.yaml").to_dict()
     cohesion = load_recipe(CONFIGS / "cpu-minilm-cohesion.yaml").to_dict()
-    assert (cohesion["init_checkpoint"], cohesion["objective"]["cohesion_weight"]) == ("default", 8.0)
+    base = "runs/base-cm-minilm-2026.11"
+    assert (cohesion["init_checkpoint"], cohesion["objective"]["cohesion_weight"]) == (base, 8.0)
     assert (cohesion["train"]["max_steps"], cohesion["schedule"]["anneal_steps"]) == (2000, 2000)
     for recipe in (intrusion, cohesion):
         recipe["init_checkpoint"], recipe["objective"]["cohesion_weight"], recipe["output_dir"] = None, None, "x"

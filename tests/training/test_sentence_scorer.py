@@ -92,7 +92,8 @@ def test_its_state_files_load_with_weights_only_and_a_truncated_state_is_one_lin
 
 def test_a_base_with_a_term_gets_a_new_term_over_the_base_it_was_added_to(trained, bert_checkpoint,
                                                                           tiny_training_data, tmp_path):
-    """The committed recipe names the default, which already has a term: the run must replace it, not stack one."""
+    """The committed recipe names cm-minilm-2026.11 (the 0.1.0 default), which already has a term: the run must
+    replace it, not stack one."""
     _, summary = trained
     recipe = _recipe(Path(summary["checkpoint"]), tiny_training_data, tmp_path / "again", epochs=1)
     again = run_recipe(Path("unused.yaml"), {}, progress=False, recipe=recipe)

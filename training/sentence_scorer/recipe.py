@@ -142,9 +142,9 @@ class SentenceScorerRun:
         self.encoder = SentenceEmbedder.from_folder(resolve_backbone_folder(self.base.model.backbone_spec))
 
     def _term_free(self, folder: Path) -> Path:
-        """``folder``, or, when it already has a sentence-level term (as the default has), the checkpoint that term
-        was added to, restored into ``output_dir/base``: the run trains a replacement term over the same base, so
-        the committed recipe reproduces the default from the default."""
+        """``folder``, or, when it already has a sentence-level term (as ``cm-minilm-2026.11``, the 0.1.0 default,
+        has), the checkpoint that term was added to, restored into ``output_dir/base``: the run trains a replacement
+        term over the same base, so the committed recipe reproduces ``cm-minilm-2026.11`` from itself."""
         if read_checkpoint_config(folder).sentence_scorer is None:
             return folder
         restored = self.out / BASE_DIR
