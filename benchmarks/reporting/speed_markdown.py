@@ -93,7 +93,8 @@ def render_speed_markdown(result: Mapping[str, Any]) -> str:
         f"- Memory: {result['memory_method']}; the rise is measured above the process's size just before each "
         "configuration ran (all models stay loaded; freed heap pages are handed back to the OS first), so it is "
         "the activations and buffers of that configuration; allocator caching makes it approximate.",
-        "- Times include tokenization; each configuration first scores 1-2 texts untimed (warm-up).",
+        "- Times include tokenization; each configuration first scores one batch of texts untimed (warm-up; the "
+        "paper-faithful reference one text).",
     ]
     if limit_keys:
         lines.append(f"- Forward-only limit: {result.get('forward_limit', 'the document model alone')}, on the "

@@ -2,11 +2,11 @@
 texts: the shipped default on slices of the paper suite's pairs (when the shared data is there) and the packaged
 examples (always).
 
-The bounds come from ``python -m experiments.dtype_tolerance`` (README, "How to read the scores"): over 200 pairs of
-each of the 7 paper-suite sets (1,400 pairs), the default's bf16 scores were at most 0.068 from fp32 (mean 0.0105) and
-99.64% of pairs kept their winner; the document-pass-only checkpoint of the same backbone moved less. The test allows
-1.5x the largest and 2x the mean difference, asks the issue's 99.5% for the winners, and fails when bf16 stops
-running at all (every difference 0: autocast silently off).
+The bounds come from ``python -m experiments.dtype_tolerance --limit 200 default cm-minilm-2026.11`` (README, "How to
+read the scores"): over 200 pairs of each of the 7 paper-suite sets (1,400 pairs), the default's bf16 scores were at
+most 0.0128 from fp32 (mean 0.0024) and 99.5% of pairs kept their winner. The test allows about 2.3x the largest and
+2.5x the mean difference, asks the issue's 99.5% for the winners of pairs that are not near-ties, and fails when bf16
+stops running at all (every difference 0: autocast silently off).
 """
 
 from __future__ import annotations
@@ -21,10 +21,12 @@ from coherence_metric.research.data_dir import find_shared_data_dir
 
 from ..conftest import EXAMPLES_DIR
 
-#: |bf16 score - fp32 score| allowed per text (README "How to read the scores").
-TOLERANCE = 0.1
+#: |bf16 score - fp32 score| allowed per text for the default (README "How to read the scores").
+TOLERANCE = 0.03
 #: Mean |bf16 score - fp32 score| allowed over the texts.
-MEAN_TOLERANCE = 0.02
+MEAN_TOLERANCE = 0.006
+#: Pairs closer than this in fp32 are near-ties: twice the largest move of one score (0.0128) can flip them.
+NEAR_TIE = 0.026
 #: Share of pairs whose winner must be the same in both dtypes.
 SAME_WINNER = 0.995
 #: Pairs per paper-suite set in the slice: enough real texts of every kind, seconds on a CPU.
@@ -81,11 +83,11 @@ def test_bf16_scores_stay_within_the_tolerance_of_fp32(both_dtypes):
 
 
 def test_bf16_keeps_the_winner_of_the_pairs(both_dtypes):
-    """Pairs closer in fp32 than MEAN_TOLERANCE are left out: bf16's rounding differs between CPUs, and such a
-    near-tie (the slice has one, 0.014 apart) may flip on another machine without anything being wrong."""
+    """Near-ties (closer than NEAR_TIE in fp32) are left out: bf16's rounding differs between CPUs, and such a pair
+    may flip on another machine without anything being wrong."""
     pairs, fp32, bf16 = both_dtypes
     n = len(pairs)
-    clear = [i for i in range(n) if abs(fp32.scores[i] - fp32.scores[n + i]) > MEAN_TOLERANCE]
+    clear = [i for i in range(n) if abs(fp32.scores[i] - fp32.scores[n + i]) > NEAR_TIE]
     same = sum(_winner(fp32.scores[i], fp32.scores[n + i]) == _winner(bf16.scores[i], bf16.scores[n + i])
                for i in clear)
     assert len(clear) >= 0.9 * n
