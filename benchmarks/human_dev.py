@@ -37,7 +37,14 @@ from coherence_metric.research.datasets.ratings import (
 )
 
 from .baselines import WordCountBaseline
-from .correlation import BOOTSTRAP_SEED, DEFAULT_RESAMPLES, KENDALL, level_correlation, rating_arrays
+from .correlation import (
+    BOOTSTRAP_SEED,
+    DEFAULT_RESAMPLES,
+    KENDALL,
+    bootstrap_draws,
+    level_correlation,
+    rating_arrays,
+)
 from .rated_scoring import score_rated_sets, scorer_and_systems
 from .run_facts import run_facts
 
@@ -131,7 +138,7 @@ def _draws(n_groups: int, resamples: int, seed: int) -> Optional[np.ndarray]:
     """Bootstrap draws (resamples x groups) of group positions, or None when there is nothing to resample."""
     if resamples <= 0 or n_groups == 0:
         return None
-    return np.random.default_rng(seed).integers(0, n_groups, size=(resamples, n_groups))
+    return bootstrap_draws(n_groups, resamples, seed)
 
 
 def _mean_over_sets(cells: list[dict[str, Any]], draws: list[Optional[np.ndarray]],

@@ -13,6 +13,8 @@ import numpy as np
 
 from coherence_metric.errors import InputError
 
+from .correlation import bootstrap_draws
+
 Label = Union[str, int]
 #: Model label for "pos (text A) is more coherent", as in the LMVLM annotations; "1" means neg (text B).
 POS_LABEL = 0.0
@@ -142,7 +144,7 @@ def accuracy_interval(
         return None
     correct = np.bincount(group_of, weights=(pos > neg).astype(np.float64), minlength=len(index))
     sizes = np.bincount(group_of, minlength=len(index)).astype(np.float64)
-    draws = np.random.default_rng(seed).integers(0, len(index), size=(resamples, len(index)))
+    draws = bootstrap_draws(len(index), resamples, seed)
     accuracies = correct[draws].sum(axis=1) / sizes[draws].sum(axis=1)
     tail = (1.0 - confidence) / 2.0 * 100.0
     low, high = np.percentile(accuracies, [tail, 100.0 - tail])

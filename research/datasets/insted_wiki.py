@@ -6,14 +6,11 @@ is not available, so the pairs cannot be rebuilt, only read.
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 from typing import Optional
 
 from .base import DEFAULT_SEED, TestSet
-from .paradigm import identical_pair_notes, paradigm_dir, read_pair_pickle
-
-LOGGER = logging.getLogger("coherence_metric.benchmarks")
+from .paradigm import load_released_pairs
 
 NAME = "INSTED-WIKI"
 PAIRS_FILE = "INSteD_intrusion_test_wikipedia.pkl"
@@ -29,7 +26,4 @@ def load_insted_wiki(data_dir: Optional[Path] = None, seed: int = DEFAULT_SEED) 
     Returns:
         A TestSet of 3,666 items.
     """
-    path = paradigm_dir(data_dir) / PAIRS_FILE
-    items = read_pair_pickle(path)
-    LOGGER.info("loaded %s: %d pairs", NAME, len(items))
-    return TestSet(name=NAME, items=tuple(items), source=str(path), notes=identical_pair_notes(items))
+    return load_released_pairs(NAME, PAIRS_FILE, data_dir)

@@ -7,6 +7,7 @@ and ``reference_file``.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 from typing import Any, Optional
 
@@ -14,7 +15,9 @@ from coherence_metric.errors import InputError
 from coherence_metric.research.data_dir import shared_data_dir
 
 from ..pickles import load_pickle
-from .base import PairItem
+from .base import PairItem, TestSet
+
+LOGGER = logging.getLogger("coherence_metric.benchmarks")
 
 PARADIGM_FOLDER = "coherence_paradigm"
 _META_KEYS = ("doc_id", "filename", "reference_file")
@@ -74,3 +77,12 @@ def identical_pair_notes(items: list[PairItem]) -> dict[str, Any]:
     """
     ids = [item.id for item in items if item.pos == item.neg]
     return {"identical_pairs": len(ids), "identical_pair_ids": ids}
+
+
+def load_released_pairs(name: str, pairs_file: str, data_dir: Optional[Path] = None) -> TestSet:
+    """A test set read whole, in file order, from one released pos/neg pickle of the paradigm folder (the sets whose
+    pairs cannot or need not be rebuilt)."""
+    path = paradigm_dir(data_dir) / pairs_file
+    items = read_pair_pickle(path)
+    LOGGER.info("loaded %s: %d pairs", name, len(items))
+    return TestSet(name=name, items=tuple(items), source=str(path), notes=identical_pair_notes(items))
