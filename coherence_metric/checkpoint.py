@@ -34,6 +34,8 @@ from .checkpoint_config import (
     DELTA_FILE,
     FLAVOURS,
     HEAD_FILE,
+    LOCAL_KEY,
+    LOCAL_TERM_FORMAT_VERSION,
     SENTENCE_SCORER_FORMAT_VERSION,
     TOKENIZER_DIR,
     CheckpointConfig,
@@ -89,6 +91,8 @@ def _head_tensors(model: CoherenceModel) -> Dict[str, torch.Tensor]:
         tensors[COHESION_KEY] = model.cohesion_weight.detach().float().cpu().reshape(1).contiguous()
     if model.sentence_scorer is not None:
         tensors.update(model.sentence_scorer.tensors())
+    if model.local_weight is not None:
+        tensors[LOCAL_KEY] = model.local_weight.detach().float().cpu().reshape(1).contiguous()
     return tensors
 
 
@@ -285,6 +289,8 @@ def remove_sentence_scorer(source: PathLike, target: PathLike, overwrite: bool =
 
 def _format_version(model: CoherenceModel) -> int:
     """The oldest format that describes the model, so older releases keep reading what they score correctly."""
+    if model.local_weight is not None:
+        return LOCAL_TERM_FORMAT_VERSION
     if model.sentence_scorer is not None:
         return SENTENCE_SCORER_FORMAT_VERSION
     return COHESION_FORMAT_VERSION if model.cohesion_weight is not None else 1
@@ -315,6 +321,52 @@ def _read_tensors(path: Path) -> Dict[str, torch.Tensor]:
         return load_file(str(path))
     except Exception as error:  # safetensors raises its own error types (and OSError) for damaged files
         raise CheckpointError(f"{path} is corrupt: not a readable safetensors file ({error})") from None
+
+
+def _load_local_weight(path: Path, tensors: Dict[str, torch.Tensor], config: CheckpointConfig) -> Optional[float]:
+    """The local term's weight, for a format-4 checkpoint whose head file holds one; refuses one out of (0, 1]."""
+    value = tensors.get(LOCAL_KEY)
+    if value is None:
+        return None
+    if config.format_version < LOCAL_TERM_FORMAT_VERSION:
+        raise CheckpointError(f"{path} is corrupt: it holds {LOCAL_KEY} but its config says format "
+                              f"{config.format_version}")
+    weight = float(value.reshape(-1)[0]) if value.numel() == 1 else float("nan")
+    if not 0.0 < weight <= 1.0:
+        raise CheckpointError(f"{path} is corrupt: {LOCAL_KEY} must be one number in (0, 1]")
+    return weight
+
+
+def set_local_term(base: PathLike, target: PathLike, weight: float, training: Optional[Dict[str, Any]] = None,
+                   overwrite: bool = False) -> Path:
+    """Write a copy of the checkpoint ``base`` whose score mixes in its local term with ``weight`` (0 < w <= 1).
+
+    The backbone files are copied byte for byte; the head file gains ``local_weight``, the config format 4, new file
+    hashes and ``training.local_term`` (how the weight was chosen) beside ``training.base_checkpoint``. The weight is
+    chosen after training, on dev data, so it is set here rather than by the trainer.
+
+    Raises:
+        InputError: a weight out of (0, 1], ``base`` already has a local term, or ``target`` is not empty.
+        CheckpointError: ``base`` is not a valid checkpoint.
+    """
+    source, out = Path(base), Path(target)
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0.0 < float(weight) <= 1.0:
+        raise InputError(f"the local term's weight must be a number in (0, 1], got {weight!r}")
+    config = read_checkpoint_config(source)
+    verify_checkpoint_files(source, config)
+    tensors = _read_tensors(source / HEAD_FILE)
+    if LOCAL_KEY in tensors:
+        raise InputError(f"{source} already has a local term")
+    _empty_target(out, overwrite)
+    _copy_with_head(source, out, {**tensors, LOCAL_KEY: torch.tensor([float(weight)])})
+    config.training = {**config.training, "base_checkpoint": config.fingerprint(),
+                       "local_term": {"weight": float(weight), **dict(training or {})}}
+    config.files = hash_folder_files(out)
+    config.format_version = LOCAL_TERM_FORMAT_VERSION
+    config.library_versions = _library_versions()
+    config.write(out)
+    logger.info("wrote %s: %s with a local term of weight %s", out, source, weight)
+    return out
 
 
 def _load_head(path: Path, tensors: Dict[str, torch.Tensor], hidden_size: int) -> Tuple[nn.Linear, Optional[float]]:
@@ -423,6 +475,7 @@ def load_checkpoint(folder: PathLike, verify: bool = True) -> LoadedCheckpoint:
     if problem:
         raise CheckpointError(f"{source / CONFIG_NAME} is corrupt: {problem}")
     sentence_scorer = _load_sentence_scorer(source / HEAD_FILE, config, head_tensors)
+    local_weight = _load_local_weight(source / HEAD_FILE, head_tensors, config)
     model = CoherenceModel(
         backbone,
         config.pooling,
@@ -431,10 +484,11 @@ def load_checkpoint(folder: PathLike, verify: bool = True) -> LoadedCheckpoint:
         head=head,
         cohesion_weight=cohesion_weight,
         sentence_scorer=sentence_scorer,
+        local_weight=local_weight,
     )
     model.eval()
     return LoadedCheckpoint(model=model, tokenizer=tokenizer, config=config, folder=source)
 
 
 __all__ = ["CONFIG_NAME", "LoadedCheckpoint", "add_sentence_scorer", "load_checkpoint", "remove_sentence_scorer",
-           "save_checkpoint"]
+           "save_checkpoint", "set_local_term"]

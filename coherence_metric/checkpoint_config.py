@@ -16,15 +16,19 @@ from typing import Any, Dict, List, Optional, Tuple
 from .errors import CheckpointError
 
 CONFIG_NAME = "coherence_config.json"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 """The newest format this code reads. Checkpoints are written in the oldest format that describes them, so
 older releases keep reading what they can score correctly."""
 COHESION_FORMAT_VERSION = 2
 """Format 2 adds the cohesion term (``cohesion_weight`` in the head file): a release that reads only format 1
 would ignore it and give other scores, so it must refuse such a checkpoint instead."""
 COHESION_KEY = "cohesion_weight"
-SENTENCE_SCORER_FORMAT_VERSION = 3
+SENTENCE_SCORER_FORMAT_VERSION = 4
 """Format 3 adds the sentence-level term (``sentence_scorer`` in the config, its tensors in the head file)."""
+LOCAL_TERM_FORMAT_VERSION = 4
+"""Format 4 adds the local term (``local_weight`` in the head file): a text's score mixes in the mean score of its
+adjacent sentence pairs, each scored alone by the same model; a release that reads only format 3 would ignore it."""
+LOCAL_KEY = "local_weight"
 FLAVOURS = ("full", "adapter", "delta")
 POOLINGS = ("last", "cls", "mean")
 HEAD_FILE = "head.safetensors"

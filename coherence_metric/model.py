@@ -67,9 +67,14 @@ class CoherenceModel(nn.Module):
         sentence_scorer: when set, a text's score also adds this module's reading of the text's sentences
             (:mod:`coherence_metric.sentence_scorer`), over the same pretrained sentence embeddings; like the
             cohesion term it is added per text by ``CoherenceScorer``, not in ``forward``.
+        local_weight: when set (0 < w <= 1), a text's score is (1 - w) times the whole text's score plus w times the
+            mean score of its adjacent sentence pairs, each pair scored alone by this same model (the "local" score
+            of CoUDA's global + local scoring; :mod:`coherence_metric.local_term`). Mixed per text by
+            ``CoherenceScorer``; a one-sentence text has no pair and keeps its whole-text score.
     """
 
     cohesion_weight: Optional[torch.Tensor]
+    local_weight: Optional[torch.Tensor]
     sentence_scorer: Optional[SentenceLevelScorer]
 
     def __init__(
@@ -81,6 +86,7 @@ class CoherenceModel(nn.Module):
         head: Optional[nn.Linear] = None,
         cohesion_weight: Optional[float] = None,
         sentence_scorer: Optional[SentenceLevelScorer] = None,
+        local_weight: Optional[float] = None,
     ) -> None:
         super().__init__()
         if pooling not in POOLINGS:
@@ -98,6 +104,9 @@ class CoherenceModel(nn.Module):
             raise InputError(f"the sentence scorer reads {sentence_scorer.shape.embedding_dim}-wide sentence "
                              f"embeddings, but the backbone's are {_hidden_size(backbone)} wide")
         self.sentence_scorer = sentence_scorer
+        if local_weight is not None and not (0.0 < float(local_weight) <= 1.0):
+            raise InputError(f"local_weight must lie in (0, 1], got {local_weight!r}")
+        self.register_buffer("local_weight", None if local_weight is None else torch.tensor(float(local_weight)))
 
     @property
     def hidden_size(self) -> int:

@@ -40,6 +40,9 @@ class ScoreResult:
         system_score_interval: a percentile bootstrap interval of ``system_score`` over the texts, when asked for
             (``with_system_score_interval``, ``CoherenceScorer.compare_systems``); None otherwise.
         confidence: that interval's coverage (0.95).
+        transitions: for a checkpoint with a local term, per text the score of each adjacent sentence pair (how well
+            sentence i+1 follows sentence i, scored by the same model; empty for a one-sentence text); None for a
+            checkpoint without one (``CoherenceScorer.explain`` gives transitions for any checkpoint).
     """
 
     scores: List[float]
@@ -48,6 +51,7 @@ class ScoreResult:
     n_windowed: int = 0
     system_score_interval: Optional[Tuple[float, float]] = None
     confidence: Optional[float] = None
+    transitions: Optional[List[List[float]]] = None
 
     @property
     def system_score(self) -> float:
@@ -76,6 +80,8 @@ class ScoreResult:
         if self.system_score_interval is not None:
             data["system_score_interval"] = list(self.system_score_interval)
             data["confidence"] = self.confidence
+        if self.transitions is not None:
+            data["transitions"] = [list(values) for values in self.transitions]
         return data
 
     def to_json(self, **kwargs: Any) -> str:

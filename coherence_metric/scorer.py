@@ -27,6 +27,7 @@ from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, check_bootstrap_settings
 from .checkpoint import load_checkpoint
 from .containers import as_text_list
 from .errors import InputError
+from .local_term import adjacent_pairs, group_by_owner, mix
 from .model import CoherenceModel
 from .profiling import DOCUMENT_PASS, SENTENCE_SPLIT, TOKENISE, WINDOWING, StageTimes, stage
 from .progress import DOCUMENTS, with_progress
@@ -258,13 +259,19 @@ class CoherenceScorer:
         joined = normalise_documents(documents)
         splits = _Splits(list(documents), self._stages)
         encoded = self._encode(splits, joined)
-        unit_scores = self._score_ids(encoded.ids)
+        local_weight = self.model.local_weight
+        pairs = self._encode_pairs(splits) if local_weight is not None else _Encoded([], [], 0, 0)
+        unit_scores = self._score_ids(encoded.ids + pairs.ids)  # one length-sorted pass for texts and pairs
         totals = [0.0] * len(joined)
         counts = [0] * len(joined)
         for owner, value in zip(encoded.owners, unit_scores):
             totals[owner] += value
             counts[owner] += 1
         scores = [total / count for total, count in zip(totals, counts)]
+        transitions = None
+        if local_weight is not None:
+            transitions = group_by_owner(unit_scores[len(encoded.ids):], pairs.owners, len(joined))
+            scores = mix(scores, transitions, float(local_weight))
         scores = self._add_sentence_terms(splits, scores)
         if encoded.n_truncated:
             warnings.warn(
@@ -280,6 +287,7 @@ class CoherenceScorer:
             n_truncated=encoded.n_truncated,
             n_windowed=encoded.n_windowed,
             signature=self.signature.with_truncated(encoded.n_truncated),
+            transitions=transitions,
         )
 
     def compare(
@@ -431,6 +439,19 @@ class CoherenceScorer:
                 window_ids[position] = sequence
             n_truncated = len({window_owners[position] for position in over})
         return _Encoded(units + window_ids, owners + window_owners, n_truncated, len(too_long))
+
+    def _encode_pairs(self, splits: "_Splits") -> _Encoded:
+        """Token ids of every adjacent sentence pair of every text (the local term), each pair a two-sentence text;
+        a pair longer than ``max_length`` (two very long sentences) is cut, as ``truncation="warn"`` would."""
+        texts, owners = adjacent_pairs(splits.all())
+        if not texts:
+            return _Encoded([], [], 0, 0)
+        ids = self._tokenize(texts)
+        over = [position for position, sequence in enumerate(ids) if len(sequence) > self.max_length]
+        if over:
+            for position, sequence in zip(over, self._tokenize([texts[position] for position in over], truncate=True)):
+                ids[position] = sequence
+        return _Encoded(ids, owners, len(over), 0)
 
     def _head(self, vectors: torch.Tensor) -> torch.Tensor:
         """The head on pooled vectors, outside autocast: in bf16 the score itself would be rounded to 8 significant

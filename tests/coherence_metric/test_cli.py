@@ -165,16 +165,18 @@ def test_models_lists_immutable_names_with_fingerprints_and_the_default_alias(ru
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith("packaged (") and lines[0].endswith("checkpoints):")
-    assert [line.split() for line in lines[1:3]] == [["cm-minilm-2026.11", "9a5eab21e7f1"],
+    assert [line.split() for line in lines[1:4]] == [["cm-minilm-2026.11", "9a5eab21e7f1"],
+                                                     ["cm-minilm-joint-2026.11", "270ef501245f"],
                                                      ["cm-minilm-pointwise-2026.11", "ffa0e578e583"]]
-    assert lines[3:6] == ["aliases:", "  default -> cm-minilm-pointwise-2026.11", "Hugging Face cache:"]
+    assert lines[4:7] == ["aliases:", "  default -> cm-minilm-joint-2026.11", "Hugging Face cache:"]
 
 
 def test_models_as_json(runner):
     data = json.loads(invoke(runner, ["models", "-f", "json"]).stdout)
     assert {"name": "cm-minilm-2026.11", "fingerprint": "9a5eab21e7f1"} in data["packaged"]
     assert {"name": "cm-minilm-pointwise-2026.11", "fingerprint": "ffa0e578e583"} in data["packaged"]
-    assert data["aliases"] == {"default": "cm-minilm-pointwise-2026.11"} and isinstance(data["hub_cache"], list)
+    assert {"name": "cm-minilm-joint-2026.11", "fingerprint": "270ef501245f"} in data["packaged"]
+    assert data["aliases"] == {"default": "cm-minilm-joint-2026.11"} and isinstance(data["hub_cache"], list)
 
 
 def test_models_says_when_no_default_ships(runner, monkeypatch, tmp_path):

@@ -21,10 +21,18 @@ from coherence_metric.version import __version__
 
 from ..conftest import EXAMPLES_DIR, REPO_DIR
 
-DEFAULT_NAME = "cm-minilm-pointwise-2026.11"  # the immutable name `default` stands for since 0.2.0 (MODELS.md)
+DEFAULT_NAME = "cm-minilm-joint-2026.11"  # the immutable name `default` stands for since 0.3.0 (MODELS.md)
 DEFAULT_DIR = PACKAGED_CHECKPOINTS_DIR / DEFAULT_NAME
-PINNED_SCORES = {"coherent.txt": 0.25494, "shuffled.txt": -0.16791}
-DEFAULT_FINGERPRINT = "ffa0e578e583"
+PINNED_SCORES = {"coherent.txt": 0.94779, "shuffled.txt": 0.16692}
+DEFAULT_FINGERPRINT = "270ef501245f"
+JOINT_RECIPE = REPO_DIR / "training" / "configs" / "cpu-minilm-joint.yaml"
+#: The one override of the committed recipe the shipped run used (MODELS.md gives the command).
+JOINT_OVERRIDES = {"loop.output_dir": "runs/joint-a"}
+
+POINTWISE_NAME = "cm-minilm-pointwise-2026.11"  # `default` in 0.2.0
+POINTWISE_DIR = PACKAGED_CHECKPOINTS_DIR / POINTWISE_NAME
+POINTWISE_PINNED_SCORES = {"coherent.txt": 0.25494, "shuffled.txt": -0.16791}
+POINTWISE_FINGERPRINT = "ffa0e578e583"
 POINTWISE_RECIPE = REPO_DIR / "training" / "configs" / "cpu-minilm-pointwise.yaml"
 
 PREVIOUS_NAME = "cm-minilm-2026.11"  # `default` in 0.1.0
@@ -39,7 +47,8 @@ def default_scorer() -> CoherenceScorer:
     return CoherenceScorer()
 
 
-@pytest.mark.parametrize("folder", [DEFAULT_DIR, PREVIOUS_DIR], ids=[DEFAULT_NAME, PREVIOUS_NAME])
+@pytest.mark.parametrize("folder", [DEFAULT_DIR, POINTWISE_DIR, PREVIOUS_DIR],
+                         ids=[DEFAULT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
 def test_each_checkpoint_ships_inside_the_package_as_a_small_delta(folder) -> None:
     config = read_checkpoint_config(folder)
     assert config.flavour == "delta" and config.backbone.name_or_path == "sentence-transformers/all-MiniLM-L6-v2"
@@ -67,15 +76,40 @@ def test_moving_the_default_bumps_the_version() -> None:
         assert resolve_model(name).folder == PACKAGED_CHECKPOINTS_DIR / name, version
 
 
-def test_the_default_is_the_committed_pointwise_recipe() -> None:
-    """MODELS.md's provenance: `coherence-metric train run training/configs/cpu-minilm-pointwise.yaml` as committed
-    (300 steps, its best synthetic-dev step), a document model with no sentence-level term: the recipe recorded in
-    the checkpoint is the one the committed file reads to, so the default can be re-derived from it."""
+def _recorded_matches_committed(recorded: dict, committed: dict, defaults: dict) -> None:
+    """The recipe recorded in a checkpoint equals the committed file as read today, except for keys added to the
+    recipe schema after the checkpoint was trained, which must hold their defaults (they change nothing)."""
+    for key, value in committed.items():
+        if key not in recorded:
+            assert value == defaults[key], f"{key} was added later but is not at its default"
+        elif isinstance(value, dict) and isinstance(recorded[key], dict) and key not in ("negatives", "styles"):
+            _recorded_matches_committed(recorded[key], value, defaults[key])
+        else:
+            assert recorded[key] == value, key
+
+
+def test_the_default_is_the_committed_joint_recipe() -> None:
+    """MODELS.md's provenance: `coherence-metric train run training/configs/cpu-minilm-joint.yaml --set
+    loop.output_dir=runs/joint-a` (300 steps, its best select_joint step), a document model with no sentence-level
+    term and no local term (the local term lost on dev): the recorded recipe is the committed file's."""
     config = read_checkpoint_config(DEFAULT_DIR)
     assert config.training["family"] == "pointwise" and config.sentence_scorer is None
+    assert "local_term" not in config.training and config.format_version == 1
     recorded = config.training["recipe"]
-    committed = asdict(load_pointwise_recipe(POINTWISE_RECIPE))
-    assert recorded == json.loads(json.dumps(committed))
+    committed = json.loads(json.dumps(asdict(load_pointwise_recipe(JOINT_RECIPE, JOINT_OVERRIDES))))
+    assert recorded == committed
+
+
+def test_the_previous_default_is_the_committed_pointwise_recipe() -> None:
+    """`cm-minilm-pointwise-2026.11` (0.2.0) is `training/configs/cpu-minilm-pointwise.yaml` as committed; the recipe
+    keys added for the joint recipe (0.3.0) are at their no-op defaults in it."""
+    from coherence_metric.training.pointwise.recipe import PointwiseRecipe
+
+    config = read_checkpoint_config(POINTWISE_DIR)
+    assert config.training["family"] == "pointwise" and config.sentence_scorer is None
+    committed = json.loads(json.dumps(asdict(load_pointwise_recipe(POINTWISE_RECIPE))))
+    defaults = json.loads(json.dumps(asdict(PointwiseRecipe())))
+    _recorded_matches_committed(config.training["recipe"], committed, defaults)
 
 
 def test_the_previous_default_is_the_intrusion_checkpoint_plus_its_sentence_level_term() -> None:
@@ -87,8 +121,9 @@ def test_the_previous_default_is_the_intrusion_checkpoint_plus_its_sentence_leve
 
 
 @pytest.mark.parametrize("folder, fingerprint", [(DEFAULT_DIR, DEFAULT_FINGERPRINT),
+                                                  (POINTWISE_DIR, POINTWISE_FINGERPRINT),
                                                   (PREVIOUS_DIR, PREVIOUS_FINGERPRINT)],
-                         ids=[DEFAULT_NAME, PREVIOUS_NAME])
+                         ids=[DEFAULT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
 def test_the_fingerprints_are_pinned(folder, fingerprint) -> None:
     """README's demo quotes them; each changes only with its files or a score-relevant config field."""
     assert read_checkpoint_config(folder).fingerprint() == fingerprint
@@ -119,6 +154,14 @@ def test_the_example_scores_are_pinned(default_scorer: CoherenceScorer) -> None:
     texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in PINNED_SCORES]
     scores = default_scorer.score(texts).scores
     assert scores == pytest.approx(list(PINNED_SCORES.values()), abs=1e-4)
+
+
+def test_the_0_2_default_still_loads_by_name_with_its_scores() -> None:
+    """Numbers signed `model:cm-minilm-pointwise-2026.11@ffa0e578e583` (every 0.2.0 result) stay reproducible."""
+    texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in POINTWISE_PINNED_SCORES]
+    result = CoherenceScorer(POINTWISE_NAME).score(texts)
+    assert result.scores == pytest.approx(list(POINTWISE_PINNED_SCORES.values()), abs=1e-4)
+    assert f"|model:{POINTWISE_NAME}@{POINTWISE_FINGERPRINT}|" in str(result.signature)
 
 
 def test_the_previous_default_still_loads_by_name_with_its_scores() -> None:

@@ -60,7 +60,8 @@ def plain_words(sentence: str) -> List[str]:
 
 def test_every_kind_is_registered_and_described():
     kinds = {"repeat_sentence", "repeat_clause", "near_repeat", "cut_off", "dangling_reference", "entity_swap",
-             "contradiction", "topic_switch", "intrusion", "shuffle"}
+             "contradiction", "topic_switch", "intrusion", "shuffle",
+             "adjacent_swap", "similar_intrusion", "connective_swap", "pronoun_switch"}
     assert set(CORRUPTIONS) == set(KIND_DESCRIPTIONS) == kinds
     assert all(description.strip() and "\n" not in description for description in KIND_DESCRIPTIONS.values())
 

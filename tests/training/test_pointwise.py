@@ -112,3 +112,82 @@ def test_a_short_run_writes_a_checkpoint_the_scorer_loads_and_the_head_steps_fas
     head_group, rest_group = state["optimizer"]["param_groups"][1], state["optimizer"]["param_groups"][0]
     assert head_group["lr_scale"] == pytest.approx(100.0) and rest_group["lr_scale"] == 1.0
     assert head_group["lr"] == pytest.approx(100.0 * rest_group["lr"])
+
+
+# ---------------------------------------------------------------------------------------------- the joint recipe
+
+
+def test_length_matched_negatives_never_have_more_sentences_than_their_positive():
+    data = PointwiseData(min_sentences=3, max_sentences=3, lead_share=1.0, styles={"plain": 1.0},
+                         negatives={"repeat_sentence": 2, "near_repeat": 1, "contradiction": 1, "shuffle": 1},
+                         length_matched=True)
+    for epoch in range(5):
+        example = make_example(DOCUMENT, [DOCUMENT, *POOL], data, epoch)
+        assert example.negatives and all(len(negative) <= 3 for _, negative in example.negatives)
+        assert all(negative != example.positive for _, negative in example.negatives)
+    unmatched = make_example(DOCUMENT, [DOCUMENT, *POOL], PointwiseData(**{**data.__dict__, "length_matched": False}),
+                             epoch=0)
+    assert any(len(negative) == 4 for _, negative in unmatched.negatives)
+
+
+def test_long_windows_and_leads_are_drawn_only_when_asked():
+    plain = PointwiseData(min_sentences=2, max_sentences=2, negatives={"shuffle": 1})
+    long = PointwiseData(**{**plain.__dict__, "long_share": 1.0, "long_min_sentences": 5, "long_max_sentences": 5,
+                            "truncation_leads": True})
+    assert make_example(DOCUMENT, POOL, plain, epoch=0).lead is None
+    example = make_example(DOCUMENT, POOL, long, epoch=0)
+    assert len(example.positive) == 5 and example.lead is not None
+    assert 1 <= len(example.lead) < 5 and example.positive[: len(example.lead)] == example.lead
+    with pytest.raises(InputError, match="long_min_sentences"):
+        recipe_from_mapping({"family": "pointwise", "data": {"long_min_sentences": 9, "long_max_sentences": 3}}, "r")
+
+
+def test_own_ranking_loss_by_hand():
+    from coherence_metric.training.pointwise.objective import own_ranking_loss
+
+    loss = own_ranking_loss(torch.tensor([1.0, 1.0, 0.0]), torch.tensor([0.5, 3.0, -2.0]), margin=1.0)
+    assert loss.item() == pytest.approx((0.5 + 3.0 + 0.0) / 3)
+
+
+def test_a_joint_run_logs_the_order_and_truncation_checks_and_passes_split_by_length(shared_data, tiny_bert_dir,
+                                                                                      tmp_path):
+    recipe = tmp_path / "joint.yaml"
+    recipe.write_text(json.dumps({
+        "family": "pointwise",
+        "model": {"backbone": str(tiny_bert_dir), "max_length": 64, "train_layers": None},
+        "data": {"corpora": ["lee"], "train_documents": 6, "dev_documents": 3, "decontaminate": False,
+                 "long_share": 0.5, "length_matched": True, "truncation_leads": True,
+                 "negatives": {"shuffle": 1, "adjacent_swap": 1, "pronoun_switch": 1, "repeat_sentence": 1}},
+        "objective": {"batch_size": 2, "bf16": False, "save_flavour": "full", "own_ranking_weight": 1.0,
+                      "truncation_weight": 1.0, "tokens_per_pass": 64},
+        "loop": {"output_dir": str(tmp_path / "run"), "max_steps": 2, "eval_every": 2, "lr": 1e-4,
+                 "select": "select_joint"},
+    }), encoding="utf-8")
+    result = run_recipe(recipe, {}, progress=False)
+    assert result["steps"] == 2 and result["select"] == "select_joint"
+    records = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    steps = [record for record in records if "own_ranking" in record]
+    assert steps and all(record["truncation"] >= 0 for record in steps)
+    evaluation = [record for record in records if "eval_select_joint" in record][-1]
+    for key in ("eval_own_shuffle", "eval_first_beats_whole"):
+        assert 0.0 <= evaluation[key] <= 1.0
+    assert -1.0 <= evaluation["eval_count_spearman"] <= 1.0
+
+
+def test_passes_split_by_length_score_like_one_pass(tiny_bert_dir):
+    """``tokens_per_pass`` only regroups a step's texts: the scores (and so the losses) are the same."""
+    from coherence_metric.training.pointwise.objective import PointwiseObjective, PointwiseObjectiveSection
+    from coherence_metric.training.pointwise.recipe import PointwiseModelSection, PointwiseRecipe, build_model
+
+    recipe = PointwiseRecipe(model=PointwiseModelSection(backbone=str(tiny_bert_dir), max_length=64))
+    model, tokenizer = build_model(recipe)
+    model.eval()
+    texts = [DOCUMENT.sentences[:n] for n in (1, 6, 2, 4)]
+    scores = []
+    for budget in (None, 40):
+        section = PointwiseObjectiveSection(bf16=False, tokens_per_pass=budget)
+        objective = PointwiseObjective(model, tokenizer, [DOCUMENT], [DOCUMENT], PointwiseData(), section, 64,
+                                       1e-4, {})
+        with torch.no_grad():
+            scores.append(objective._forward(texts, torch.device("cpu")))
+    assert torch.allclose(scores[0], scores[1], atol=1e-5)

@@ -26,6 +26,7 @@ import random
 import re
 from typing import Dict, List, Optional, Protocol, Sequence, Tuple
 
+from .local_corruptions import LOCAL_CORRUPTIONS, LOCAL_KIND_DESCRIPTIONS
 from .permutations import negative_orders
 
 #: Other documents' sentences, for the kinds that need another text (``topic_switch``).
@@ -623,6 +624,7 @@ CORRUPTIONS: Dict[str, Corruption] = {
     "topic_switch": topic_switch,
     "intrusion": intrusion,
     "shuffle": shuffle,
+    **LOCAL_CORRUPTIONS,  # one transition broken, length kept (issue 41)
 }
 
 KIND_DESCRIPTIONS: Dict[str, str] = {
@@ -636,6 +638,7 @@ KIND_DESCRIPTIONS: Dict[str, str] = {
     "topic_switch": "the second half replaced by consecutive sentences of another document (abrupt topic drift)",
     "intrusion": "one sentence (not the first) replaced by a random sentence of another document",
     "shuffle": "the sentences in a random different order (the paper's permutation negative)",
+    **LOCAL_KIND_DESCRIPTIONS,
 }
 
 

@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import torch
 from torch import nn
 
+from coherence_metric.batching import plan_batches
 from coherence_metric.checkpoint import save_checkpoint
 from coherence_metric.errors import InputError
 from coherence_metric.model import CoherenceModel
@@ -25,6 +26,7 @@ from coherence_metric.runtime import autocast_context
 
 from ..evaluation import score_documents
 from ..trainer import encode
+from .dev_checks import build_dev_texts, run_dev_checks
 from .texts import PointwiseData, PointwiseExample, make_example
 
 FLAVOURS = ("delta", "full")
@@ -38,7 +40,14 @@ class PointwiseObjectiveSection:
         batch_size: texts (each with its negatives) per step.
         logistic_weight: weight of the per-text logistic loss.
         ranking_weight: weight of the in-batch margin ranking (every positive above every negative of the batch).
-        margin: the ranking's margin.
+        margin: the ranking's margin (in-batch and own).
+        own_ranking_weight: weight of a margin ranking of each text above its *own* negatives (its shuffles, swapped
+            pairs, intruded copies): the seed paper's task, kept in the same step as the cross-text losses so one
+            model both orders texts against their corruptions and puts different texts on one scale.
+        tokens_per_pass: padded tokens per forward pass of a step, texts sorted by length (None: the whole step in one
+            padded pass, as recipes before it did).
+        truncation_weight: weight of the squared score difference between a text and its lead
+            (``data.truncation_leads``): a text cut short is neither better nor worse than the whole.
         head_lr: learning rate of the fresh linear head (None: the loop's ``lr``); a larger one lets the head
             find its direction while the encoder moves slowly.
         bf16: bf16 autocast in training (several times faster on CPUs with AMX/AVX512-BF16).
@@ -50,6 +59,9 @@ class PointwiseObjectiveSection:
     logistic_weight: float = 1.0
     ranking_weight: float = 0.0
     margin: float = 1.0
+    own_ranking_weight: float = 0.0
+    truncation_weight: float = 0.0
+    tokens_per_pass: Optional[int] = None
     head_lr: Optional[float] = 1e-3
     bf16: bool = True
     save_flavour: str = "delta"
@@ -59,9 +71,11 @@ class PointwiseObjectiveSection:
         """Raise InputError naming the first bad key."""
         checks = [
             (self.batch_size >= 1, "objective.batch_size must be >= 1"),
-            (self.logistic_weight >= 0 and self.ranking_weight >= 0
-             and self.logistic_weight + self.ranking_weight > 0, "objective: loss weights >= 0, not both 0"),
+            (min(self.logistic_weight, self.ranking_weight, self.own_ranking_weight, self.truncation_weight) >= 0
+             and self.logistic_weight + self.ranking_weight + self.own_ranking_weight > 0,
+             "objective: loss weights >= 0, not all of logistic/ranking/own_ranking 0"),
             (self.head_lr is None or self.head_lr > 0, "objective.head_lr must be positive (or null)"),
+            (self.tokens_per_pass is None or self.tokens_per_pass >= 1, "objective.tokens_per_pass must be >= 1"),
             (self.save_flavour in FLAVOURS, f"objective.save_flavour must be one of {', '.join(FLAVOURS)}"),
         ]
         for ok, message in checks:
@@ -79,6 +93,11 @@ def pointwise_losses(positive: torch.Tensor, negative: torch.Tensor,
     logistic = 0.5 * (nn.functional.softplus(-positive).mean() + nn.functional.softplus(negative).mean())
     ranking = torch.clamp(margin - (positive[:, None] - negative[None, :]), min=0.0).mean()
     return logistic, ranking
+
+
+def own_ranking_loss(positive: torch.Tensor, negative: torch.Tensor, margin: float) -> torch.Tensor:
+    """Mean of max(0, margin - (s+ - s-)) over each negative and the positive it was made from (aligned tensors)."""
+    return torch.clamp(margin - (positive - negative), min=0.0).mean()
 
 
 def ranking_auc(positive: Sequence[float], negative: Sequence[float]) -> float:
@@ -101,6 +120,7 @@ class PointwiseObjective:
         self.model, self.tokenizer = model, tokenizer
         self.train, self.data, self.section, self.max_length = list(train), data, section, max_length
         self.dev_examples = [make_example(document, dev, data, epoch=0) for document in dev]
+        self.dev_texts = build_dev_texts(dev)
         self.training_info = training_info
         self.head_lr_scale = 1.0 if section.head_lr is None else section.head_lr / loop_lr
 
@@ -128,19 +148,53 @@ class PointwiseObjective:
         return order
 
     def loss(self, batch: List[PointwiseExample]) -> Tuple[torch.Tensor, Dict[str, float]]:
-        """The weighted logistic and ranking losses of the batch's texts, scored in one forward pass."""
+        """The weighted logistic, in-batch ranking, own ranking and truncation losses of the batch's texts, all
+        scored in one forward pass."""
         self.model.train()
         positives = [example.positive for example in batch]
         negatives = [negative for example in batch for _, negative in example.negatives]
+        owner = [position for position, example in enumerate(batch) for _ in example.negatives]
+        leads = [(position, example.lead) for position, example in enumerate(batch) if example.lead is not None]
+        if self.section.truncation_weight == 0:
+            leads = []
         if not negatives:
             raise InputError("no negative could be made for a whole batch: turn on more data.negatives kinds")
         device = next(self.model.parameters()).device
-        input_ids, mask = encode(self.tokenizer, positives + negatives, self.max_length, device)
-        with autocast_context("bf16" if self.section.bf16 else "fp32", device):
-            scores = self.model(input_ids, mask).float()
-        logistic, ranking = pointwise_losses(scores[: len(positives)], scores[len(positives):], self.section.margin)
-        loss = self.section.logistic_weight * logistic + self.section.ranking_weight * ranking
-        return loss, {"logistic": logistic.item(), "ranking": ranking.item()}
+        scores = self._forward([*positives, *negatives, *(lead for _, lead in leads)], device)
+        positive_scores = scores[: len(positives)]
+        negative_scores = scores[len(positives): len(positives) + len(negatives)]
+        logistic, ranking = pointwise_losses(positive_scores, negative_scores, self.section.margin)
+        own = own_ranking_loss(positive_scores[torch.tensor(owner, device=device)], negative_scores,
+                               self.section.margin)
+        truncation = torch.zeros((), device=device)
+        if leads:
+            whole = positive_scores[torch.tensor([position for position, _ in leads], device=device)]
+            truncation = ((scores[len(positives) + len(negatives):] - whole) ** 2).mean()
+        loss = (self.section.logistic_weight * logistic + self.section.ranking_weight * ranking
+                + self.section.own_ranking_weight * own + self.section.truncation_weight * truncation)
+        return loss, {"logistic": logistic.item(), "ranking": ranking.item(), "own_ranking": own.item(),
+                      "truncation": truncation.item()}
+
+    def _forward(self, texts: List[List[str]], device: torch.device) -> torch.Tensor:
+        """Scores of ``texts`` in input order: one padded pass, or (``tokens_per_pass``) length-sorted passes under a
+        padded-token budget, since a step mixing 256-token windows with one-sentence texts would otherwise pad every
+        text to 256 tokens."""
+        if self.section.tokens_per_pass is None:
+            input_ids, mask = encode(self.tokenizer, texts, self.max_length, device)
+            with autocast_context("bf16" if self.section.bf16 else "fp32", device):
+                return self.model(input_ids, mask).float()
+        lengths = [len(ids) for ids in self.tokenizer([" ".join(text) for text in texts], truncation=True,
+                                                      max_length=self.max_length)["input_ids"]]
+        budget = self.section.tokens_per_pass
+        passes = [list(range(len(texts)))] if budget is None else plan_batches(lengths, budget)
+        parts: List[torch.Tensor] = []
+        for batch in passes:
+            input_ids, mask = encode(self.tokenizer, [texts[index] for index in batch], self.max_length, device)
+            with autocast_context("bf16" if self.section.bf16 else "fp32", device):
+                parts.append(self.model(input_ids, mask).float())
+        order = torch.tensor([index for batch in passes for index in batch], device=device)
+        scores = torch.empty(len(texts), device=device)
+        return scores.index_put((order,), torch.cat(parts))
 
     def evaluate(self) -> Dict[str, float]:
         """On the fixed dev examples: own-pair accuracy, cross-text AUC, their mean (``select``), per kind."""
@@ -162,6 +216,12 @@ class PointwiseObjective:
         auc = ranking_auc(positives, negative_scores)
         result = {"accuracy": accuracy, "auc": auc, "select": (accuracy + auc) / 2}
         result.update({f"accuracy_{kind}": sum(values) / len(values) for kind, values in wins.items()})
+        checks = run_dev_checks(self.dev_texts, lambda texts: score_documents(self.model, self.tokenizer, texts,
+                                                                              self.max_length))
+        self.model.train()
+        result.update(checks)
+        # Both halves of coherence: generator-like errors across texts, and order within a text.
+        result["select_joint"] = (accuracy + auc + checks["own_shuffle"]) / 3
         return result
 
     def after_step(self) -> None:

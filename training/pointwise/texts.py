@@ -25,6 +25,7 @@ from coherence_metric.research.documents import Document
 from coherence_metric.research.splits import split_of
 
 from ..data.corruptions import CORRUPTIONS
+from ..data.local_corruptions import fit_length
 
 STYLES = ("plain", "lower", "tokenised", "lower_tokenised")
 #: Other documents a corruption that borrows sentences (intrusion, topic switch) may draw from, per example.
@@ -51,6 +52,14 @@ class PointwiseData:
             across the batch at a fraction of the cost.
         decontaminate: drop documents sharing an 8+-word sentence with a benchmark test set.
         seed: seeds the document sample and every example.
+        long_share: share of texts that are long windows of ``long_min_sentences``-``long_max_sentences``
+            consecutive sentences (a whole document's worth, up to the token limit), so order is learnt on long
+            texts too; 0 keeps every text short.
+        long_min_sentences / long_max_sentences: the length range of a long window.
+        length_matched: cut each negative back to its positive's sentence count (``fit_length``): kinds that insert
+            a sentence would otherwise make negatives longer than positives, and fewer sentences a cue.
+        truncation_leads: give every positive of 2+ sentences a lead (its first k < n sentences) that the objective's
+            ``truncation_weight`` holds level with the whole text: a cut-short text is neither better nor worse.
     """
 
     corpora: List[str] = field(default_factory=lambda: ["bbc", "reuters", "lee", "abc", "mctest", "tales"])
@@ -65,6 +74,11 @@ class PointwiseData:
     negatives_per_text: Optional[int] = None
     decontaminate: bool = True
     seed: int = 13
+    long_share: float = 0.0
+    long_min_sentences: int = 7
+    long_max_sentences: int = 16
+    length_matched: bool = False
+    truncation_leads: bool = False
 
     def check(self, where: str) -> None:
         """Raise InputError naming the first bad key."""
@@ -80,6 +94,9 @@ class PointwiseData:
              "data.styles: weights must be >= 0, not all 0"),
             (1 <= self.min_sentences <= self.max_sentences, "data: need 1 <= min_sentences <= max_sentences"),
             (0.0 <= self.lead_share <= 1.0, "data.lead_share must lie in [0, 1]"),
+            (0.0 <= self.long_share <= 1.0, "data.long_share must lie in [0, 1]"),
+            (1 <= self.long_min_sentences <= self.long_max_sentences,
+             "data: need 1 <= long_min_sentences <= long_max_sentences"),
             (self.train_documents >= 1 and self.dev_documents >= 1, "data: train/dev_documents must be >= 1"),
             (bool(self.corpora), "data.corpora: name at least one corpus"),
         ]
@@ -96,6 +113,7 @@ class PointwiseExample:
     style: str
     positive: List[str]
     negatives: List[Tuple[str, List[str]]]
+    lead: Optional[List[str]] = None
 
 
 def styled(sentences: Sequence[str], style: str) -> List[str]:
@@ -110,6 +128,10 @@ def styled(sentences: Sequence[str], style: str) -> List[str]:
 def cut_text(document: Document, data: PointwiseData, rng: random.Random) -> List[str]:
     """A lead or a window of k sentences of the document, k uniform in [min_sentences, max_sentences]."""
     sentences = document.sentences
+    if data.long_share > 0 and rng.random() < data.long_share:  # no draw at all when off: old recipes unchanged
+        k = min(rng.randint(data.long_min_sentences, data.long_max_sentences), len(sentences))
+        start = rng.randrange(0, len(sentences) - k + 1)
+        return list(sentences[start:start + k])
     k = min(rng.randint(data.min_sentences, data.max_sentences), len(sentences))
     if rng.random() < data.lead_share or len(sentences) == k:
         return list(sentences[:k])
@@ -133,6 +155,10 @@ def make_example(document: Document, pool: Sequence[Document], data: PointwiseDa
                                           others)
             if corrupted is None:
                 break
+            if data.length_matched:
+                corrupted = fit_length(text, corrupted)
+                if corrupted is None:  # the corruption lived in the dropped tail: draw again
+                    continue
             if corrupted not in made:
                 made.append(corrupted)
             if len(made) == count:
@@ -141,7 +167,10 @@ def make_example(document: Document, pool: Sequence[Document], data: PointwiseDa
     if data.negatives_per_text is not None and len(negatives) > data.negatives_per_text:
         kept = sorted(rng.sample(range(len(negatives)), data.negatives_per_text))
         negatives = [negatives[index] for index in kept]
-    return PointwiseExample(f"{document.id}@{epoch}", style, styled(text, style), negatives)
+    lead = None
+    if data.truncation_leads and len(text) >= 2:
+        lead = styled(text[: rng.randint(1, len(text) - 1)], style)
+    return PointwiseExample(f"{document.id}@{epoch}", style, styled(text, style), negatives, lead)
 
 
 def sample_documents(data: PointwiseData, split: str) -> List[Document]:

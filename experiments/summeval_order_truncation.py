@@ -1,0 +1,75 @@
+"""Order and truncation on SummEval's own system summaries (issue 41), measured once per shipped checkpoint.
+
+A user who shuffles a summary's sentences, or keeps only its first sentence, should not be told the result is as good
+or better. On the summaries of 3+ sentences (the test set; run after a choice, never to make one):
+
+- own shuffle: how often the summary outscores one seeded shuffle of itself (ties half; random 0.5);
+- first sentence alone: how often it outscores the whole summary (0.5 = neutral; 0.2.0's default: 0.972), and the mean
+  of (first - whole) in standard deviations of the whole summaries' scores.
+
+    python -m experiments.summeval_order_truncation cm-minilm-pointwise-2026.11 default --out runs/summeval-order.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import warnings
+from pathlib import Path
+from typing import Any, Dict, List, Optional
+
+from coherence_metric import CoherenceScorer
+from coherence_metric.research.datasets.ratings import load_summeval_ratings
+from coherence_metric.training.data.permutations import negative_orders
+
+SEED = 41
+
+
+def summaries(min_sentences: int = 3) -> List[List[str]]:
+    """SummEval's summaries with at least ``min_sentences`` sentences, in file order."""
+    return [list(text.sentences) for text in load_summeval_ratings().texts if len(text.sentences) >= min_sentences]
+
+
+def measure(model: str, texts: List[List[str]]) -> Dict[str, Any]:
+    """The two checks for one checkpoint (fp32, as every published accuracy)."""
+    shuffled = []
+    for index, text in enumerate(texts):
+        order = negative_orders(text, 1, random.Random(f"{SEED}:{index}"))[0]
+        shuffled.append([text[position] for position in order])
+    firsts = [text[:1] for text in texts]
+    scorer = CoherenceScorer(model, dtype="fp32")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        scores = scorer.score(texts + shuffled + firsts)
+    n = len(texts)
+    whole, shuffle, first = scores.scores[:n], scores.scores[n:2 * n], scores.scores[2 * n:]
+
+    def win(a: float, b: float) -> float:
+        return 1.0 if a > b else 0.5 if a == b else 0.0
+
+    spread = statistics.pstdev(whole)
+    return {"model": model, "signature": str(scores.signature), "n": n,
+            "own_shuffle": statistics.fmean(win(w, s) for w, s in zip(whole, shuffle)),
+            "first_beats_whole": statistics.fmean(win(f, w) for f, w in zip(first, whole)),
+            "first_minus_whole_sd": statistics.fmean(f - w for f, w in zip(first, whole)) / spread}
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("models", nargs="+")
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    texts = summaries()
+    rows = [measure(model, texts) for model in args.models]
+    for row in rows:
+        print(f"{row['model']}: n={row['n']} own shuffle {row['own_shuffle']:.3f}, first sentence alone above the "
+              f"whole {row['first_beats_whole']:.3f} (mean {row['first_minus_whole_sd']:+.2f} sd)")
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
