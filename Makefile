@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 EXTRAS ?= train,bench,integrations,dev
 
-.PHONY: install demo test lint clean
+.PHONY: install demo report-demo test lint clean
 
 # torch goes in first and pinned: an unpinned torch would pull a multi-GB CUDA build,
 # and the CPU wheel of 2.13.0 satisfies every later `torch>=` requirement.
@@ -20,6 +20,14 @@ install: $(STAMP)
 
 demo: $(STAMP)
 	$(VENV)/bin/coherence-metric compare examples/coherent.txt examples/shuffled.txt
+	$(VENV)/bin/coherence-metric explain examples/shuffled.txt
+
+# The HTML report of three example systems, and the README's picture of it (needs Debian's chromium).
+report-demo: $(STAMP)
+	$(VENV)/bin/coherence-metric report examples/report/system_a.txt examples/report/system_b.txt \
+		examples/report/system_c.txt -i lines --dtype fp32 -o examples/report/report.html
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1500 \
+		--screenshot=examples/report/report.png "file://$(CURDIR)/examples/report/report.html"
 
 test: $(STAMP)
 	$(VENV)/bin/mypy coherence_metric

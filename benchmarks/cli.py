@@ -32,7 +32,8 @@ RATED_SUITES = ("summeval-correlation", "human-dev")
               help=f"One of: {', '.join(ALL_SUITE_NAMES)}.")
 @click.option("--limit", type=int, default=None,
               help="Score a seeded subset of N pairs per test set (texts per set for speed; rows per split for "
-                   "discoeval; articles for summeval-correlation; prompts/articles per set for human-dev).")
+                   "discoeval; articles for summeval-correlation; prompts/articles per set for human-dev; "
+                   "documents per kind for localisation, default 300).")
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for the .md, .json and .png reports [default: runs/benchmarks/<model label>].")
 @click.option("--seed", type=int, default=None,
@@ -52,14 +53,17 @@ RATED_SUITES = ("summeval-correlation", "human-dev")
               help="summeval-correlation and human-dev: bootstrap resamples of articles/prompts (0: no intervals).")
 @click.option("--encoder", default=None, help="DiscoEval only: the encoder spec (minilm, hf:PATH[:pool=mean] ...).")
 @click.option("--tasks", default=None, help="DiscoEval only: comma-separated tasks or groups (SP,BSO,PDTB-E ...).")
+@click.option("--mechanisms", default=None,
+              help="Localisation only: comma-separated transition mechanisms (local-term, pair-alone, cut-drop, "
+                   "window) [default: every one the checkpoint can run].")
 @click.option("--progress/--no-progress", default=None,
               help="Progress bars on stderr [default: when stderr is a terminal].")
 @click.option("--verbose", "-v", is_flag=True, help="Log each test set's result to stderr as it finishes.")
 def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Path], seed: Optional[int],
               batch_size: int,
               device: Optional[str], dtype: Optional[str], no_cache: bool, cache_dir: Optional[Path], baselines: bool,
-              resamples: int, encoder: Optional[str], tasks: Optional[str], progress: Optional[bool],
-              verbose: bool) -> None:
+              resamples: int, encoder: Optional[str], tasks: Optional[str], mechanisms: Optional[str],
+              progress: Optional[bool], verbose: bool) -> None:
     """Benchmark a checkpoint: the paper's test sets, the linguistic probes, agreement with human ratings
     (summeval-correlation, human-dev), DiscoEval, or scoring speed."""
     name = suite.strip().casefold()
@@ -80,6 +84,9 @@ def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Pa
                    cache_dir, baselines, show_progress)
         elif name == "speed":
             _speed(model, limit, out_dir, seed or 0, batch_size, device, dtype)
+        elif name == "localisation":
+            _localisation(model, limit, out_dir, seed or 0, batch_size, device, dtype, not no_cache, cache_dir,
+                          baselines, mechanisms)
         else:
             _suite(name, model, limit, out_dir, seed or 0, batch_size, device, dtype, not no_cache, cache_dir,
                    baselines, show_progress)
@@ -126,6 +133,22 @@ def _speed(model: str, limit: Optional[int], out_dir: Optional[Path], seed: int,
     result = run_speed(model, limit=limit, seed=seed, batch_size=batch_size, device=device, dtype=dtype,
                        out_dir=folder)
     click.echo(render_speed_markdown(result))
+    _echo_outputs(result)
+
+
+def _localisation(model: str, limit: Optional[int], out_dir: Optional[Path], seed: int, batch_size: int,
+                  device: Optional[str], dtype: str, use_cache: bool, cache_dir: Optional[Path],
+                  baselines: bool, mechanisms: Optional[str]) -> None:
+    """Where the lowest transition of corrupted held-out documents falls, per transition mechanism."""
+    from .localisation import run_localisation
+    from .reporting.localisation_markdown import render_localisation_markdown
+
+    folder = out_dir or default_out_dir(model)
+    chosen = [name.strip() for name in mechanisms.split(",") if name.strip()] if mechanisms else None
+    result = run_localisation(model, limit=limit, seed=seed, batch_size=batch_size, device=device, dtype=dtype,
+                              mechanisms=chosen, baselines=baselines, use_cache=use_cache, cache_dir=cache_dir,
+                              out_dir=folder)
+    click.echo(render_localisation_markdown(result))
     _echo_outputs(result)
 
 

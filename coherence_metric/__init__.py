@@ -38,6 +38,8 @@ _LAZY = {
     "score_dataframe": "dataframe",
     "SystemsComparison": "systems",
     "PairComparison": "systems",
+    "ExplainResult": "explain",
+    "TextExplanation": "explain",
 }
 
 __all__ = [
@@ -47,6 +49,7 @@ __all__ = [
     "CoherenceScorer",
     "CompareResult",
     "DiagnosticReport",
+    "ExplainResult",
     "InputError",
     "ModelNotFoundError",
     "NetworkError",
@@ -54,6 +57,7 @@ __all__ = [
     "PairComparison",
     "Signature",
     "SystemsComparison",
+    "TextExplanation",
     "TruncationWarning",
     "__version__",
     "compare",
@@ -69,6 +73,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .checkpoint import load_checkpoint, save_checkpoint
     from .dataframe import score_dataframe
     from .diagnostics import DiagnosticReport, diagnose
+    from .explain import ExplainResult, TextExplanation
     from .model import CoherenceModel
     from .results import CompareResult, ScoreResult
     from .scorer import CoherenceScorer, TruncationWarning, compare, get_scorer, score

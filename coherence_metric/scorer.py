@@ -42,6 +42,7 @@ from .version import __version__
 from .windows import sentence_windows
 
 if TYPE_CHECKING:  # pragma: no cover
+    from .explain import ExplainResult
     from .systems import SystemsComparison
 
 logger = logging.getLogger("coherence_metric")
@@ -366,6 +367,21 @@ class CoherenceScorer:
         from .systems import compare_systems
 
         return compare_systems(self, systems, bootstrap_resamples, randomization_trials, seed)
+
+    def explain(self, texts: Union[str, Iterable[Any]], mechanism: str = "auto", flagged: int = 1) -> "ExplainResult":
+        """Where each text breaks: its sentences, one score per transition between adjacent sentences, the lowest
+        ``flagged`` of them flagged, and the text's score (:mod:`coherence_metric.explain`).
+
+        ``mechanism="auto"`` uses the checkpoint's local (sentence-pair) term where it has one, else the fallback
+        the localisation benchmark chose; the result and its signature (``trans:NAME``) name what ran. A
+        one-sentence text has no transitions (empty lists and a ``note``).
+
+        Raises:
+            InputError: an empty or badly typed text, an unknown mechanism, or ``flagged`` below 1.
+        """
+        from .explain import explain
+
+        return explain(self, texts, mechanism=mechanism, flagged=flagged)
 
     # ------------------------------------------------------------------------------------------ internals
 

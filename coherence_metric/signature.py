@@ -28,12 +28,17 @@ class Signature:
     bootstrap_resamples: Optional[int] = None
     bootstrap_seed: Optional[int] = None
     randomization_trials: Optional[int] = None
+    transitions: Optional[str] = None
 
     def with_bootstrap(self, resamples: int, seed: int, randomization_trials: Optional[int] = None) -> "Signature":
         """The same signature, naming the paired bootstrap's resample count and seed (and the approximate
         randomization test's trial count, when one ran)."""
         return replace(self, bootstrap_resamples=resamples, bootstrap_seed=seed,
                        randomization_trials=randomization_trials)
+
+    def with_transitions(self, mechanism: str) -> "Signature":
+        """The same signature, naming the mechanism that scored per-transition values (``explain``)."""
+        return replace(self, transitions=mechanism)
 
     def with_truncated(self, n_truncated: int) -> "Signature":
         """The same signature with the count of inputs cut at ``max_length``."""
@@ -54,6 +59,8 @@ class Signature:
             parts.append(f"seed:{self.bootstrap_seed}")
         if self.randomization_trials is not None:
             parts.append(f"ar:{self.randomization_trials}")
+        if self.transitions is not None:
+            parts.append(f"trans:{self.transitions}")
         parts.append(f"transformers:{self.transformers_version}")
         parts.append(f"torch:{self.torch_version}")
         return "|".join(parts)

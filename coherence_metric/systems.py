@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, replace
 from itertools import combinations
-from typing import Any, Dict, Iterable, List, Mapping, Tuple
+from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .bootstrap import CONFIDENCE, check_bootstrap_settings, paired_bootstrap
 from .containers import as_text_list
@@ -125,6 +125,25 @@ class SystemsComparison:
     def to_json(self, **kwargs: Any) -> str:
         """JSON text of ``to_dict()``; keyword arguments go to ``json.dumps``."""
         return json.dumps(self.to_dict(), **kwargs)
+
+    def to_html(self, texts: Optional[Mapping[str, Sequence[Any]]] = None, explanations: Optional[Any] = None,
+                labels: Optional[Sequence[str]] = None, command: Optional[str] = None,
+                title: Optional[str] = None, mechanism: Optional[str] = None) -> str:
+        """A self-contained HTML report (:mod:`coherence_metric.report`): scores with intervals, ranking, every
+        pair's test, score and difference histograms, and a paged table of inputs, largest difference first.
+
+        Args:
+            texts: each system's texts in input order, to show when a row is opened; None for scores only.
+            explanations: per input index, per system, a ``TextExplanation`` (``CoherenceScorer.explain``), to
+                shade those texts by transition score; ``coherence_metric.report.build_report`` makes both.
+            labels: one label per input; None numbers them.
+            command: the command line to show at the top.
+            title: the page's heading.
+            mechanism: what scored the transitions of ``explanations`` (``ExplainResult.mechanism``).
+        """
+        from .report import build_payload, render_html
+
+        return render_html(build_payload(self, texts, explanations, labels, command, mechanism, title))
 
 
 def _compare_pair(name_a: str, name_b: str, a: ScoreResult, b: ScoreResult, resamples: int, trials: int,

@@ -32,7 +32,7 @@ SUITES: dict[str, tuple[str, ...]] = {
     "all": PAPER_TEST_SETS + tuple(PROBE_TEST_SETS),
 }
 #: Suites that are not lists of test sets; the CLI dispatches them to their own runners.
-OTHER_SUITES = ("summeval-correlation", "human-dev", "speed", "discoeval")
+OTHER_SUITES = ("summeval-correlation", "human-dev", "speed", "discoeval", "localisation")
 ALL_SUITE_NAMES = tuple(SUITES) + OTHER_SUITES
 
 

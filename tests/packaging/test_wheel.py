@@ -60,6 +60,7 @@ def test_the_wheel_has_one_top_level_name_and_ships_the_folders_inside_it(wheel:
                     for path in (REPO_DIR / folder).rglob("*.py") if "__pycache__" not in path.parts}
         assert expected <= set(names), sorted(expected - set(names))[:5]
     assert "coherence_metric/training/configs/cpu-minilm-full.yaml" in names  # recipes keep shipping
+    assert {"coherence_metric/report/page.css", "coherence_metric/report/page.js"} <= set(names)  # the HTML report's
     assert any(name.startswith("coherence_metric/checkpoints/") and name.endswith(".safetensors") for name in names)
     trained = entry_points["coherence_metric.encoder_specs"]["trained"]
     assert trained == "coherence_metric.training.encoders:trained_encoder"

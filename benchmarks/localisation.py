@@ -1,0 +1,347 @@
+"""``--suite localisation``: does the lowest transition ``explain`` reports sit where the text was broken?
+
+Held-out documents of the news corpora's test split (the documents NEWS-PERMUTED and NEWS-INTRUSION are built
+from: first 10 sentences, here those of at least ``MIN_SENTENCES``) are corrupted at one known place, three ways:
+
+- ``intrusion``: one sentence (not the first) replaced by the most similar sentence of another held-out document
+  (INSteD's rule, :class:`~coherence_metric.research.datasets.intrusion.IntruderFinder`);
+- ``moved``: one sentence taken out and put back at least two places away;
+- ``swap``: two adjacent sentences swapped.
+
+The true break of a corrupted text is the set of its transitions that join two sentences which did not follow each
+other in the original (the transitions into and out of an intruder; the seam a moved sentence left and its two new
+neighbours; the three transitions around a swapped pair). A method *hits* when its lowest transition (top-1), or one
+of its two lowest (top-2), is in that set. Random is the exact chance of a uniformly random ranking hitting it,
+``|breaks| / transitions`` for top-1 (``1 / transitions`` where one transition breaks), averaged over texts.
+
+Methods: each transition mechanism of :mod:`coherence_metric.transition_mechanisms` the checkpoint can run, and the
+adjacent-sentence cosine of the pretrained MiniLM sentence embeddings (a low cosine marks the break). The same
+documents are corrupted the three ways. Sets and scores are cached (``--no-cache`` to redo).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional, Sequence, Union
+
+import numpy as np
+
+from coherence_metric.errors import InputError
+from coherence_metric.research.cache import JsonCache, digest
+from coherence_metric.research.datasets.intrusion import IntruderFinder
+from coherence_metric.research.standins import read_news_documents
+from coherence_metric.transition_mechanisms import (
+    AUTO,
+    CUT_DROP,
+    LOCAL_TERM,
+    PAIR_ALONE,
+    WINDOW,
+    has_local_term,
+    resolve_mechanism,
+    run_mechanism,
+)
+
+from .run_facts import run_facts
+
+LOGGER = logging.getLogger("coherence_metric.benchmarks")
+
+SUITE = "localisation"
+KINDS = ("intrusion", "moved", "swap")
+MIN_SENTENCES = 6
+DEFAULT_DOCUMENTS = 300
+RANDOM = "random"
+COSINE = "adjacent-sentence-cosine"
+TARGET_FACTOR = 3.0
+RESAMPLES = 1000
+CACHE_KIND = "localisation"
+#: Bumped when the recipe of the corrupted sets changes, so cached sets are rebuilt.
+RECIPE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class LocalisationItem:
+    """One corrupted text: its sentences and the transitions that break (indices into its transitions)."""
+
+    id: str
+    kind: str
+    sentences: list[str]
+    breaks: list[int]
+
+    @property
+    def n_transitions(self) -> int:
+        """Transitions of the corrupted text."""
+        return len(self.sentences) - 1
+
+
+def new_adjacencies(order: Sequence[int]) -> list[int]:
+    """Transitions of a corrupted text (as original sentence indices; -1 for a foreign one) that join two sentences
+    which were not consecutive in the original."""
+    return [position for position, (first, second) in enumerate(zip(order, order[1:]))
+            if first < 0 or second < 0 or second != first + 1]
+
+
+def _corrupt(kind: str, sentences: list[str], doc_index: int, finder: IntruderFinder,
+             rng: random.Random) -> Optional[tuple[list[str], list[int]]]:
+    """The corrupted sentences and their order as original indices, or None when no intruder was found."""
+    count = len(sentences)
+    order = list(range(count))
+    if kind == "intrusion":
+        position = rng.randrange(1, count)
+        intruder = finder.find(doc_index, position)
+        if intruder is None:
+            return None
+        order[position] = -1
+        return [intruder.sentence if index < 0 else sentences[index] for index in order], order
+    if kind == "moved":
+        source = rng.randrange(count)
+        targets = [target for target in range(count) if abs(target - source) >= 2]
+        target = rng.choice(targets)
+        order.pop(source)
+        order.insert(target, source)
+    else:
+        first = rng.randrange(count - 1)
+        order[first], order[first + 1] = order[first + 1], order[first]
+    return [sentences[index] for index in order], order
+
+
+def build_localisation_sets(documents: Sequence[tuple[str, list[str]]], per_kind: int,
+                            seed: int) -> dict[str, list[LocalisationItem]]:
+    """Corrupt a seeded sample of ``per_kind`` documents of ``MIN_SENTENCES``+ sentences each of the three ways.
+
+    Args:
+        documents: (id, sentences) held-out documents; all of them supply intruders.
+        per_kind: documents sampled (the same ones for every kind; fewer when fewer are long enough).
+        seed: seeds the sample and every corruption.
+
+    Returns:
+        Items per kind, in sample order (an intrusion without a candidate is left out).
+    """
+    long_enough = [index for index, (_, sentences) in enumerate(documents) if len(sentences) >= MIN_SENTENCES]
+    if not long_enough:
+        raise InputError(f"no held-out document has {MIN_SENTENCES} or more sentences")
+    rng = random.Random(seed)
+    sample = sorted(rng.sample(long_enough, min(per_kind, len(long_enough))))
+    finder = IntruderFinder([sentences for _, sentences in documents])
+    sets: dict[str, list[LocalisationItem]] = {}
+    for kind in KINDS:
+        kind_rng = random.Random(f"{seed}:{kind}")
+        items = []
+        for index in sample:
+            doc_id, sentences = documents[index]
+            corrupted = _corrupt(kind, list(sentences), index, finder, kind_rng)
+            if corrupted is not None:
+                text, order = corrupted
+                items.append(LocalisationItem(f"{doc_id}/{kind}", kind, text, new_adjacencies(order)))
+        sets[kind] = items
+    return sets
+
+
+def load_localisation_sets(per_kind: int, seed: int, cache: JsonCache,
+                           data_dir: Optional[Path] = None) -> dict[str, list[LocalisationItem]]:
+    """The corrupted sets, from the cache when built before from the same documents and recipe."""
+    documents = read_news_documents(data_dir)
+    key = digest({"ids": digest([doc_id for doc_id, _ in documents], 32),
+                  "text": digest([sentences for _, sentences in documents], 32), "per_kind": per_kind,
+                  "seed": seed, "min": MIN_SENTENCES, "recipe": RECIPE_VERSION})
+    cached = cache.read(CACHE_KIND, "sets", key)
+    if cached is not None:
+        return {kind: [LocalisationItem(**row) for row in rows] for kind, rows in cached.items()}
+    sets = build_localisation_sets(documents, per_kind, seed)
+    cache.write(CACHE_KIND, "sets", key, {kind: [item.__dict__ for item in items] for kind, items in sets.items()})
+    return sets
+
+
+def lowest(values: Sequence[float], count: int) -> list[int]:
+    """Indices of the ``count`` lowest values, lowest first (earlier index on ties)."""
+    return sorted(range(len(values)), key=lambda index: (values[index], index))[:count]
+
+
+def hits(values: Sequence[float], breaks: Sequence[int]) -> tuple[bool, bool]:
+    """Whether the lowest transition, and whether one of the two lowest, is a true break."""
+    ranked = lowest(values, 2)
+    return ranked[0] in breaks, any(index in breaks for index in ranked)
+
+
+def random_hit_chance(n_transitions: int, n_breaks: int) -> tuple[float, float]:
+    """Exact top-1 and top-2 hit chances of a uniformly random ranking of the transitions."""
+    top1 = n_breaks / n_transitions
+    misses = n_transitions - n_breaks
+    top2 = 1.0 - (math.comb(misses, 2) / math.comb(n_transitions, 2)) if n_transitions >= 2 else top1
+    return top1, top2
+
+
+def _interval(flags: np.ndarray, seed: int) -> list[float]:
+    """95% percentile bootstrap interval of a hit rate over texts."""
+    draws = np.random.default_rng(seed).integers(0, len(flags), size=(RESAMPLES, len(flags)))
+    low, high = np.percentile(flags[draws].mean(axis=1), [2.5, 97.5])
+    return [float(low), float(high)]
+
+
+def evaluate(items: Sequence[LocalisationItem], values: Sequence[Sequence[float]], seed: int) -> dict[str, Any]:
+    """Top-1 and top-2 hit rates (with 95% bootstrap intervals) of one method on one kind."""
+    flags = np.array([hits(row, item.breaks) for item, row in zip(items, values)], dtype=np.float64)
+    return {"top1": float(flags[:, 0].mean()), "top2": float(flags[:, 1].mean()),
+            "top1_interval": _interval(flags[:, 0], seed), "top2_interval": _interval(flags[:, 1], seed + 1),
+            "n": len(items)}
+
+
+def evaluate_random(items: Sequence[LocalisationItem]) -> dict[str, Any]:
+    """The exact expected hit rates of a random ranking on one kind."""
+    chances = np.array([random_hit_chance(item.n_transitions, len(item.breaks)) for item in items])
+    return {"top1": float(chances[:, 0].mean()), "top2": float(chances[:, 1].mean()),
+            "top1_interval": None, "top2_interval": None, "n": len(items),
+            "mean_transitions": float(np.mean([item.n_transitions for item in items])),
+            "mean_breaks": float(np.mean([len(item.breaks) for item in items]))}
+
+
+def _scored(cache: JsonCache, name: str, key: dict[str, Any], compute: Any) -> tuple[list[list[float]], bool]:
+    """Per-transition values from the cache, or computed and stored."""
+    entry = digest(key)
+    cached = cache.read(CACHE_KIND, name, entry)
+    if cached is not None:
+        return cached, True
+    values = compute()
+    cache.write(CACHE_KIND, name, entry, values)
+    return values, False
+
+
+def cosine_transitions(documents: Sequence[Sequence[str]], device: Optional[str] = None) -> list[list[float]]:
+    """Per document, the cosine of each adjacent pair of pretrained MiniLM sentence embeddings."""
+    from .baselines import AdjacentSentenceCosineBaseline
+
+    embedder = AdjacentSentenceCosineBaseline(device=device or "cpu").embedder
+    embeddings, rows = embedder.embed_documents(documents)
+    values = []
+    for document_rows in rows:
+        vectors = embeddings[list(document_rows)]
+        values.append([float(value) for value in (vectors[:-1] * vectors[1:]).sum(dim=-1)])
+    return values
+
+
+def model_mechanisms(scorer: Any) -> list[str]:
+    """The mechanisms measured for a checkpoint: its local term where it has one, then the model-agnostic three."""
+    return ([LOCAL_TERM] if has_local_term(scorer) else []) + [PAIR_ALONE, CUT_DROP, WINDOW]
+
+
+def run_localisation(
+    model: str = "default",
+    *,
+    limit: Optional[int] = None,
+    seed: int = 0,
+    batch_size: int = 32,
+    device: Optional[str] = None,
+    dtype: Optional[str] = "fp32",
+    mechanisms: Optional[Sequence[str]] = None,
+    baselines: bool = True,
+    use_cache: bool = True,
+    cache_dir: Union[str, Path, None] = None,
+    data_dir: Optional[Path] = None,
+    out_dir: Union[str, Path, None] = None,
+) -> dict[str, Any]:
+    """Measure where each method puts a text's lowest transition against the known break, per kind.
+
+    Args:
+        model: anything ``CoherenceScorer`` accepts.
+        limit: documents per kind (default ``DEFAULT_DOCUMENTS``).
+        seed: seeds the document sample, the corruptions and the bootstrap.
+        batch_size: texts per forward pass.
+        device: torch device; None picks a GPU when there is one.
+        dtype: the scorer's dtype (fp32 by default, so numbers compare across machines).
+        mechanisms: which transition mechanisms to measure; None: every one the checkpoint can run.
+        baselines: also measure random and the adjacent-sentence cosine.
+        use_cache: read and write cached sets and values.
+        cache_dir: the cache folder.
+        data_dir: the shared data folder.
+        out_dir: write ``localisation.md`` and ``.json`` there.
+
+    Returns:
+        The result: per method (and ``auto``, the one ``explain`` uses), per kind, top-1 and top-2 hit rates.
+    """
+    from coherence_metric.scorer import CoherenceScorer
+
+    started = time.perf_counter()
+    per_kind = DEFAULT_DOCUMENTS if limit is None else limit
+    if per_kind < 1:
+        raise InputError(f"--limit must be a positive number of documents, got {per_kind}")
+    cache = JsonCache(cache_dir, enabled=use_cache)
+    sets = load_localisation_sets(per_kind, seed, cache, data_dir)
+    scorer = CoherenceScorer(model, device=device, dtype=dtype, batch_size=batch_size)
+    chosen = list(dict.fromkeys(resolve_mechanism(scorer, name) for name in mechanisms or model_mechanisms(scorer)))
+    auto = resolve_mechanism(scorer, AUTO)
+    rows: list[dict[str, Any]] = []
+    for mechanism in chosen:
+        results = {}
+        for kind, items in sets.items():
+            key = {"model": scorer.fingerprint, "dtype": scorer.dtype, "maxlen": scorer.max_length,
+                   "mechanism": mechanism, "items": digest([item.sentences for item in items], 32)}
+            tick = time.perf_counter()
+            documents = [item.sentences for item in items]
+            values, cached = _scored(cache, f"{mechanism}-{kind}", key,
+                                     lambda name=mechanism, texts=documents: run_mechanism(scorer, name, texts))
+            LOGGER.info("%s on %s: %s in %.1fs", mechanism, kind, "cached" if cached else "scored",
+                        time.perf_counter() - tick)
+            results[kind] = evaluate(items, values, seed)
+        rows.append({"name": mechanism, "role": "model", "auto": mechanism == auto, "kinds": results})
+    if baselines:
+        rows.append({"name": RANDOM, "role": "baseline", "auto": False,
+                     "kinds": {kind: evaluate_random(items) for kind, items in sets.items()}})
+        cosine = {}
+        for kind, items in sets.items():
+            key = {"baseline": COSINE, "items": digest([item.sentences for item in items], 32)}
+            documents = [item.sentences for item in items]
+            values, _ = _scored(cache, f"cosine-{kind}", key,
+                                lambda texts=documents: cosine_transitions(texts, device))
+            cosine[kind] = evaluate(items, values, seed)
+        rows.append({"name": COSINE, "role": "baseline", "auto": False, "kinds": cosine})
+    result = {
+        "suite": SUITE,
+        "model": {"spec": model, "label": scorer.model_label, "signature": str(scorer.signature),
+                  "has_local_term": has_local_term(scorer), "auto_mechanism": auto},
+        "protocol": {
+            "documents": "held-out news test split (reuters, bbc, abc, lee), first 10 sentences, "
+                         f"at least {MIN_SENTENCES}; the same sample for every kind",
+            "kinds": {"intrusion": "one sentence (not the first) replaced by the most similar sentence of another "
+                                   "held-out document (TF-IDF cosine)",
+                      "moved": "one sentence moved at least two places away",
+                      "swap": "two adjacent sentences swapped"},
+            "true_break": "the transitions joining two sentences that were not consecutive in the original",
+            "hit": "top-1: the lowest transition is a true break; top-2: one of the two lowest is",
+            "random": "exact chance of a uniformly random ranking (|breaks| / transitions for top-1)",
+            "interval": f"95% percentile bootstrap over texts, {RESAMPLES} resamples",
+            "target": f"top-1 >= {TARGET_FACTOR:g}x random and above the adjacent cosine on each kind",
+        },
+        "per_kind": per_kind,
+        "n_items": {kind: len(items) for kind, items in sets.items()},
+        "rows": rows,
+        "target": target_check(rows),
+        "seed": seed,
+        **run_facts(cache, started),
+    }
+    if out_dir is not None:
+        from .reporting.files import report_stem, write_reports
+        from .reporting.localisation_markdown import render_localisation_markdown
+
+        result["outputs"] = write_reports(result, out_dir, report_stem(SUITE, limit), render_localisation_markdown)
+    return result
+
+
+def target_check(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Per kind, whether the mechanism ``explain`` uses (``auto``) meets the target against random and cosine."""
+    by_name = {row["name"]: row for row in rows}
+    auto = next((row for row in rows if row.get("auto")), None)
+    if auto is None or RANDOM not in by_name or COSINE not in by_name:
+        return {"checked": False}
+    kinds = {}
+    for kind, cell in auto["kinds"].items():
+        chance = by_name[RANDOM]["kinds"][kind]["top1"]
+        cosine = by_name[COSINE]["kinds"][kind]["top1"]
+        kinds[kind] = {"factor_over_random": cell["top1"] / chance if chance else None,
+                       "above_cosine": cell["top1"] > cosine,
+                       "met": cell["top1"] >= TARGET_FACTOR * chance and cell["top1"] > cosine}
+    return {"checked": True, "mechanism": auto["name"], "kinds": kinds,
+            "met": all(entry["met"] for entry in kinds.values())}

@@ -1,0 +1,68 @@
+"""``coherence-metric explain FILE``: each text's sentences with a score per transition, the lowest flagged."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, List, Optional
+
+import click
+
+from ..transition_mechanisms import AUTO, MECHANISMS
+from . import cli
+from .options import build_scorer, input_options_for, model_options, read_all
+
+#: What each mechanism's numbers are, printed under the text output.
+MECHANISM_NOTES = {
+    "local-term": "the checkpoint's trained sentence-pair term: each adjacent pair scored alone",
+    "pair-alone": "each adjacent pair scored alone by the document model, as a two-sentence text",
+    "cut-drop": "the text's score minus the mean score of its two parts cut at the boundary",
+    "window": "the score of the two sentences before and the two after the boundary",
+}
+
+
+def _render(result: Any, labels: List[str]) -> None:
+    for label, text in zip(labels, result.texts):
+        count = len(text.sentences)
+        click.echo(f"== {label}  score {text.score:.4f}  ({count} sentence{'s' if count != 1 else ''})")
+        width = len(str(count))
+        flagged = set(text.flagged)
+        for index, sentence in enumerate(text.sentences):
+            click.echo(f"  {index + 1:>{width}}  {sentence}")
+            if index < len(text.transitions):
+                mark = "  <- lowest" if index == text.weakest else "  <- low" if index in flagged else ""
+                click.echo(f"  {'':>{width}}      {text.transitions[index]:+.4f}{mark}")
+        if text.note:
+            click.echo(f"  ({text.note})")
+    click.echo(f"transitions: {result.mechanism} ({MECHANISM_NOTES[result.mechanism]}); higher reads as more "
+               "coherent")
+    click.echo(f"signature: {result.signature}")
+
+
+@cli.command("explain")
+@click.argument("file")
+@input_options_for(("text", "json"))
+@click.option("--mechanism", type=click.Choice((AUTO,) + MECHANISMS), default=AUTO, show_default=True,
+              help="What scores a transition: auto = the checkpoint's local term where it has one, else pair-alone "
+                   "(the fallback the localisation benchmark chose).")
+@click.option("--flag", "flagged", type=click.IntRange(min=1), default=1, show_default=True,
+              help="How many of each text's lowest transitions to flag (never all of them).")
+@model_options
+def explain_command(file: str, input_format: str, field: str, output_format: str, mechanism: str, flagged: int,
+                    model: str, revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
+                    max_length: Optional[int], truncation: str, offline: bool, progress: bool) -> None:
+    """Show where the texts in FILE break: each text's sentences, a score for each transition between adjacent
+    sentences (higher reads as more coherent), the lowest flagged, and the text's score."""
+    from ..explain import check_has_transitions
+
+    inputs = read_all([file], input_format, field)
+    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
+    result = scorer.explain([item.text for item in inputs], mechanism=mechanism, flagged=flagged)
+    check_has_transitions(result, "<stdin>" if file == "-" else file)
+    labels = [item.label for item in inputs]
+    if output_format == "json":
+        data = result.to_dict()
+        for entry, label in zip(data["texts"], labels):
+            entry["label"] = label
+        click.echo(json.dumps(data, indent=2))
+    else:
+        _render(result, labels)

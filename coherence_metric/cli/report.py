@@ -1,0 +1,77 @@
+"""``coherence-metric report A B [C ...] -o report.html``: one self-contained HTML page comparing systems."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from typing import Any, Dict, List, Optional, Tuple
+
+import click
+
+from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED
+from ..errors import InputError
+from ..significance import DEFAULT_TRIALS, MAX_TRIALS
+from . import cli
+from .compare_systems import _labels
+from .options import build_scorer, model_options, read_all
+
+_PAIRED_FORMATS = ("lines", "paragraphs", "jsonl")
+
+
+def _read_systems(files: List[str], input_format: str, field: str) -> Tuple[Dict[str, List[Any]], List[str]]:
+    """Each file's texts by system name (its path), and the first file's labels; line counts must agree."""
+    names = _labels(files)
+    inputs = {name: read_all([path], input_format, field) for name, path in zip(names, files)}
+    counts = {name: len(items) for name, items in inputs.items()}
+    if len(set(counts.values())) != 1:
+        listed = ", ".join(f"{name} {count}" for name, count in counts.items())
+        raise InputError(f"the systems have different numbers of texts ({listed}): a report needs the same number, "
+                         "in the same order")
+    first = next(iter(inputs.values()))
+    labels = [item.label.split(":", 1)[1] if ":" in item.label else item.label for item in first]
+    return {name: [item.text for item in items] for name, items in inputs.items()}, labels
+
+
+@cli.command("report")
+@click.argument("file_a")
+@click.argument("file_b")
+@click.argument("more_files", nargs=-1)
+@click.option("--output", "-o", required=True, help="The HTML file to write (self-contained: open it from disk).")
+@click.option("--input-format", "-i", type=click.Choice(_PAIRED_FORMATS), default="lines", show_default=True,
+              help="lines: one text per line; paragraphs: blank-line separated; jsonl: one JSON object per line. "
+                   "Item i of every file is the same input.")
+@click.option("--field", default="text", show_default=True, help="The jsonl field holding the text.")
+@click.option("--explain-rows", type=click.IntRange(min=0), default=100, show_default=True,
+              help="Inputs (largest difference first) whose texts get per-transition scores and shading.")
+@click.option("--title", default=None, help="The page's heading [default: Coherence report].")
+@click.option("--bootstrap", "bootstrap_resamples", type=click.IntRange(1, MAX_RESAMPLES), default=DEFAULT_RESAMPLES,
+              show_default=True, help="Paired-bootstrap resamples.")
+@click.option("--trials", "randomization_trials", type=click.IntRange(1, MAX_TRIALS), default=DEFAULT_TRIALS,
+              show_default=True, help="Approximate-randomization trials.")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=DEFAULT_SEED, show_default=True,
+              help="Seed of the bootstrap and the randomization test.")
+@model_options
+def report_command(file_a: str, file_b: str, more_files: Tuple[str, ...], output: str, input_format: str,
+                   field: str, explain_rows: int, title: Optional[str], bootstrap_resamples: int,
+                   randomization_trials: int, seed: int, model: str, revision: Optional[str],
+                   device: Optional[str], dtype: str, batch_size: int, max_length: Optional[int], truncation: str,
+                   offline: bool, progress: bool) -> None:
+    """Write an HTML report comparing two or more systems' outputs on the same inputs (one file per system):
+    scores with intervals, ranking, every pair's win rate and p-values, histograms, and the inputs where they
+    differ most with each text's sentences shaded by transition score."""
+    from ..report import build_report, check_writable
+
+    check_writable(output)
+    systems, labels = _read_systems([file_a, file_b, *more_files], input_format, field)
+    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
+    files = [file_a, file_b, *more_files]
+    arguments = sys.argv[1:] if sys.argv and sys.argv[0].endswith("coherence-metric") else \
+        ["report", *files, "-i", input_format, "-o", output]
+    command = "coherence-metric " + " ".join(shlex.quote(argument) for argument in arguments)
+    report = build_report(scorer, systems, labels=labels, explain_rows=explain_rows,
+                          bootstrap_resamples=bootstrap_resamples, seed=seed,
+                          randomization_trials=randomization_trials, command=command)
+    path = report.write(output, title)
+    ranking = report.comparison.ranking
+    click.echo(f"wrote {path} ({len(labels)} inputs, {len(ranking)} systems; ranking: {', '.join(ranking)})")
+    click.echo(f"signature: {report.comparison.signature}")

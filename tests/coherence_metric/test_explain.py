@@ -1,0 +1,93 @@
+"""CoherenceScorer.explain: per-transition scores, the lowest flagged, the mechanism named, no invented numbers."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+from coherence_metric import CoherenceScorer, InputError
+from coherence_metric.explain import NO_TRANSITIONS, flag_lowest
+from coherence_metric.transitions import score_transitions
+
+RIVER = [
+    "The river rose slowly through the night.",
+    "By morning the lower fields were under water.",
+    "Farmers moved their cattle to the hills before noon.",
+    "The council opened the school as a shelter.",
+]
+
+
+@pytest.fixture(scope="module")
+def scorer(bert_checkpoint):
+    return CoherenceScorer(str(bert_checkpoint), dtype="fp32")
+
+
+def test_explain_gives_sentences_transitions_flags_and_the_texts_score(scorer):
+    text = " ".join(RIVER)
+    result = scorer.explain([text, RIVER[:2]], flagged=2)
+    first, second = result.texts
+    assert first.sentences == RIVER
+    assert first.transitions == pytest.approx(score_transitions(scorer, [RIVER])[0], abs=1e-5)
+    assert first.flagged == sorted(range(3), key=lambda index: first.transitions[index])[:2]
+    assert first.score == pytest.approx(scorer.score(text).scores[0], abs=1e-5)
+    assert second.flagged == []  # one transition: flagging it would point nowhere
+    assert result.mechanism == "pair-alone"
+    assert str(result.signature).count("|trans:pair-alone|") == 1
+
+
+def test_a_one_sentence_text_gets_no_number_and_says_why(scorer):
+    result = scorer.explain(["Only one sentence here.", " ".join(RIVER)])
+    alone = result.texts[0]
+    assert alone.transitions == [] and alone.flagged == [] and alone.weakest is None
+    assert alone.note == NO_TRANSITIONS
+    data = json.loads(result.to_json())
+    assert data["texts"][0]["note"] == NO_TRANSITIONS and data["texts"][0]["transitions"] == []
+    assert "note" not in data["texts"][1]
+    assert data["n_without_transitions"] == 1 and data["mechanism"] == "pair-alone"
+
+
+def test_a_checkpoint_with_a_local_term_is_explained_by_it(bert_checkpoint):
+    scorer = CoherenceScorer(str(bert_checkpoint), dtype="fp32")
+    with pytest.raises(InputError, match="has no local"):
+        scorer.explain([RIVER], mechanism="local-term")
+    scorer.model.local_weight = torch.tensor(0.5)  # what issue 41's checkpoints carry
+    result = scorer.explain([RIVER])
+    assert result.mechanism == "local-term" and "trans:local-term" in str(result.signature)
+    assert result.texts[0].transitions == pytest.approx(score_transitions(scorer, [RIVER])[0], abs=1e-5)
+
+
+def test_cut_drop_is_the_whole_minus_the_weighted_parts(scorer):
+    values = scorer.explain([RIVER], mechanism="cut-drop").texts[0].transitions
+    whole = scorer.score([RIVER]).scores[0]
+    for cut in range(1, 4):
+        left, right = scorer.score([RIVER[:cut], RIVER[cut:]]).scores
+        assert values[cut - 1] == pytest.approx(whole - (cut * left + (4 - cut) * right) / 4, abs=1e-5)
+
+
+def test_window_scores_two_sentences_each_side(scorer):
+    values = scorer.explain([RIVER], mechanism="window").texts[0].transitions
+    expected = scorer.score([RIVER[0:3], RIVER[0:4], RIVER[1:4]]).scores
+    assert values == pytest.approx(expected, abs=1e-5)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"mechanism": "magic"}, "unknown transition mechanism 'magic'"),
+    ({"flagged": 0}, "flagged must be a positive integer"),
+])
+def test_bad_settings_are_named(scorer, kwargs, message):
+    with pytest.raises(InputError, match=message):
+        scorer.explain([RIVER], **kwargs)
+
+
+def test_bad_texts_get_the_same_messages_as_score(scorer):
+    with pytest.raises(InputError, match="text 1 is empty"):
+        scorer.explain(["Fine. Text.", "  "])
+
+
+def test_flag_lowest_orders_lowest_first_and_never_flags_everything():
+    assert flag_lowest([0.3, -1.0, 0.1, -1.0], 3) == [1, 3, 2]
+    assert flag_lowest([0.3, 0.1], 5) == [1]
+    assert flag_lowest([0.3], 1) == []
+    assert flag_lowest([], 1) == []

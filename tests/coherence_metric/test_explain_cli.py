@@ -1,0 +1,79 @@
+"""``coherence-metric explain``: sentences with transition scores, JSON, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from coherence_metric.cli import cli
+
+from ..conftest import EXAMPLES_DIR
+from .test_cli import assert_one_line_error
+
+SHUFFLED = str(EXAMPLES_DIR / "shuffled.txt")
+
+
+@pytest.fixture(scope="module")
+def runner():
+    from coherence_metric.cli import explain  # noqa: F401  (registers the command)
+
+    return CliRunner()
+
+
+def invoke(runner, args, **kwargs):
+    return runner.invoke(cli, args, catch_exceptions=False, **kwargs)
+
+
+def test_text_output_lists_sentences_marks_the_lowest_and_names_the_mechanism(runner, bert_checkpoint):
+    result = invoke(runner, ["explain", SHUFFLED, "--model", str(bert_checkpoint)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith(f"== {SHUFFLED}  score ") and lines[0].endswith("(6 sentences)")
+    assert lines[1].startswith("  1  The first of them will start running in March.")
+    assert sum("<- lowest" in line for line in lines) == 1
+    assert lines[-2].startswith("transitions: pair-alone (")
+    assert lines[-1].startswith("signature: ") and "|trans:pair-alone|" in lines[-1]
+
+
+def test_json_output_matches_the_api(runner, bert_checkpoint, tmp_path):
+    from coherence_metric import CoherenceScorer
+
+    path = tmp_path / "texts.txt"
+    path.write_text("One sentence only.\nThe river rose. The fields flooded. The farmers left.\n", encoding="utf-8")
+    result = invoke(runner, ["explain", str(path), "-i", "lines", "-f", "json", "--model", str(bert_checkpoint),
+                             "--dtype", "fp32"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    expected = CoherenceScorer(str(bert_checkpoint), dtype="fp32").explain(
+        ["One sentence only.", "The river rose. The fields flooded. The farmers left."])
+    assert [entry["label"] for entry in data["texts"]] == [f"{path}:1", f"{path}:2"]
+    assert data["texts"][0]["transitions"] == [] and "no transitions" in data["texts"][0]["note"]
+    assert data["texts"][1]["transitions"] == pytest.approx(expected.texts[1].transitions, abs=1e-5)
+    assert data["mechanism"] == "pair-alone" and data["signature"] == str(expected.signature)
+
+
+def test_a_text_of_one_sentence_in_text_output_says_so(runner, bert_checkpoint, tmp_path):
+    path = tmp_path / "texts.txt"
+    path.write_text("Alone here.\nThe river rose. The fields flooded.\n", encoding="utf-8")
+    result = invoke(runner, ["explain", str(path), "-i", "lines", "--model", str(bert_checkpoint)])
+    assert result.exit_code == 0, result.output
+    assert "  (one sentence: no transitions to score)" in result.stdout.splitlines()
+
+
+@pytest.mark.parametrize("content, args, fragments", [
+    ("Just one sentence here.", [], ["the text has one sentence", "no transitions"]),
+    ("One.\nTwo.\n", ["-i", "lines"], ["all 2 texts have one sentence"]),
+])
+def test_nothing_to_explain_is_one_line_exit_2(runner, bert_checkpoint, tmp_path, content, args, fragments):
+    path = tmp_path / "short.txt"
+    path.write_text(content, encoding="utf-8")
+    result = invoke(runner, ["explain", str(path), *args, "--model", str(bert_checkpoint)])
+    assert_one_line_error(result, str(path), *fragments)
+
+
+def test_a_missing_file_and_a_bad_mechanism_are_one_line(runner, bert_checkpoint, tmp_path):
+    assert_one_line_error(invoke(runner, ["explain", str(tmp_path / "nope.txt")]), "no such file")
+    result = invoke(runner, ["explain", SHUFFLED, "--mechanism", "magic", "--model", str(bert_checkpoint)])
+    assert_one_line_error(result, "--mechanism")
