@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import List, Sequence, Tuple
 
+from .transitions import transition_pairs
+
 
 def adjacent_pairs(sentence_lists: Sequence[Sequence[str]]) -> Tuple[List[str], List[int]]:
     """Every adjacent sentence pair of every text as one two-sentence text (joined with a space, as the scorer
@@ -18,9 +20,9 @@ def adjacent_pairs(sentence_lists: Sequence[Sequence[str]]) -> Tuple[List[str], 
     pairs: List[str] = []
     owners: List[int] = []
     for owner, sentences in enumerate(sentence_lists):
-        for first, second in zip(sentences, sentences[1:]):
-            pairs.append(f"{first} {second}")
-            owners.append(owner)
+        text_pairs = transition_pairs(list(sentences))
+        pairs.extend(text_pairs)
+        owners.extend([owner] * len(text_pairs))
     return pairs, owners
 
 
