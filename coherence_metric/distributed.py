@@ -63,9 +63,9 @@ def score_dataset(dataset: Any, column: str = "text", output_column: str = "cohe
     Nothing runs until the dataset is consumed (``write_parquet``, ``take``, ``iter_batches``...). Call
     ``ray.init(...)`` first to pick the cluster; otherwise Ray starts a local one.
     """
-    if not isinstance(texts_per_batch, int) or texts_per_batch < 1:
+    if isinstance(texts_per_batch, bool) or not isinstance(texts_per_batch, int) or texts_per_batch < 1:
         raise InputError(f"texts_per_batch must be a positive integer, got {texts_per_batch!r}")
-    if actors is not None and (not isinstance(actors, int) or actors < 1):
+    if actors is not None and (isinstance(actors, bool) or not isinstance(actors, int) or actors < 1):
         raise InputError(f"actors must be a positive integer, got {actors!r}")
     if actors is None:
         actors = _default_actors(cpus_per_actor, gpus_per_actor)
