@@ -77,7 +77,8 @@ def _decode(data: bytes, name: str) -> str:
         ) from None
 
 
-def _jsonl_texts(content: str, name: str, field: str) -> List[InputText]:
+def jsonl_texts(content: str, name: str, field: str) -> List[InputText]:
+    """The texts of JSONL ``content`` (a file's decoded text), each labelled ``name:line``; errors name the line."""
     texts: List[InputText] = []
     for number, line in enumerate(content.split("\n"), start=1):
         if not line.strip():
@@ -142,7 +143,7 @@ def read_texts(path: str, input_format: str = "doc", field: str = "text") -> Lis
     if input_format == "doc":
         return [_visible(InputText(name, content.strip()), name)]
     if input_format == "jsonl":
-        return _jsonl_texts(content, name, field)
+        return jsonl_texts(content, name, field)
     if input_format == "paragraphs":
         return [_visible(InputText(f"{name}:paragraph{number}", piece), f"{name} paragraph {number}")
                 for number, piece in enumerate(_paragraphs(content), start=1)]

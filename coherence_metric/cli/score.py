@@ -9,7 +9,7 @@ import click
 
 from . import cli
 from .labels import errors_named_by_label, escape_label
-from .options import build_scorer, input_options, model_options, read_all
+from .options import build_scorer, input_options, is_quiet, model_options, read_all
 from .score_ray import ray_options, score_with_ray
 
 
@@ -27,7 +27,8 @@ def score_command(files: List[str], input_format: str, field: str, output_format
     if use_ray:
         settings = {"device": device, "dtype": dtype, "batch_size": batch_size, "max_length": max_length,
                     "truncation": truncation, "revision": revision, "local_files_only": offline}
-        score_with_ray(list(files), input_format, field, output_dir, ray_address, actors, model, settings, progress)
+        score_with_ray(list(files), input_format, field, output_dir, ray_address, actors, model, settings, progress,
+                       quiet=is_quiet())
         return
     inputs = read_all(list(files), input_format, field)
     scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
