@@ -36,9 +36,11 @@ def _as_element(item: Any, position: int) -> Any:
     return item
 
 
-def as_text_list(texts: Any) -> List[Any]:
+def as_text_list(texts: Any, first_position: int = 0) -> List[Any]:
     """``texts`` as a list in input order: a string is one text; a list, tuple, 1-D numpy array, pandas Series or
     any other ordered iterable gives one text per element (a string, or a list of sentences).
+
+    ``first_position`` is the number errors give the first element (texts added in batches are counted across them).
 
     Raises:
         InputError: a set (no order), a mapping or DataFrame (pass one column), bytes, an array that is not
@@ -68,4 +70,4 @@ def as_text_list(texts: Any) -> List[Any]:
         items = list(texts)
     else:
         raise InputError(f"texts must be a string or a list (or any iterable) of texts, got {kind}")
-    return [_as_element(item, position) for position, item in enumerate(items)]
+    return [_as_element(item, position) for position, item in enumerate(items, start=first_position)]

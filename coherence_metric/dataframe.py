@@ -7,6 +7,8 @@ never imported here: the frame's own methods do the work, so this module costs n
 
 from __future__ import annotations
 
+import os
+from collections.abc import Hashable
 from typing import Any, Union
 
 from .errors import InputError
@@ -24,31 +26,46 @@ def score_dataframe(df: Any, column: str = "text", output_column: str = "coheren
         df: a pandas DataFrame; it is not modified.
         column: the column holding the texts (strings, or lists of sentences).
         output_column: the new column's name; an existing column is never overwritten.
-        model: a model name for the cached scorer (``coherence_metric.get_scorer``), or a ``CoherenceScorer``
-            built with the settings you want.
+        model: a model name or checkpoint folder (a string or a ``pathlib.Path``) for the cached scorer
+            (``coherence_metric.get_scorer``), or a ``CoherenceScorer`` built with the settings you want.
 
     Returns:
         The copy, with the signature of its scores in ``attrs["coherence_signature"]``.
 
     Raises:
-        InputError: not a DataFrame, a missing text column, an existing output column, or a bad text (named by
-            its row position).
+        InputError: not a DataFrame, a column name that is a list, a missing or repeated text column, an existing
+            output column, a model that is neither a name, a path nor a scorer, or a bad text (named by its row
+            position).
     """
     if not (hasattr(df, "columns") and hasattr(df, "copy") and getattr(df, "ndim", None) == 2):
         raise InputError(f"score_dataframe takes a pandas DataFrame, got {type(df).__name__}")
+    for name, value in (("column", column), ("output_column", output_column)):
+        if isinstance(value, (list, tuple, set, dict)) or not isinstance(value, Hashable):
+            raise InputError(f"{name} must be one column name, got {type(value).__name__} {value!r}")
     if column not in df.columns:
         names = ", ".join(map(str, df.columns)) or "none"
         raise InputError(f"the DataFrame has no column {column!r} (its columns: {names})")
+    copies = sum(1 for name in df.columns if name == column)
+    if copies > 1:  # df[column] would be a DataFrame of them all
+        raise InputError(f"the DataFrame has {copies} columns named {column!r}: rename them so the column to score "
+                         "is one")
     if output_column in df.columns:
         raise InputError(f"the DataFrame already has a column {output_column!r}: pass another output_column")
-    if isinstance(model, str):
-        from .scorer import get_scorer
-
-        scorer = get_scorer(model)
-    else:
-        scorer = model
+    scorer = _scorer(model)
     result = scorer.score(df[column])
     scored = df.copy()
     scored[output_column] = result.scores  # a list is assigned by position, so any index lines up
     scored.attrs[SIGNATURE_ATTR] = str(result.signature)
     return scored
+
+
+def _scorer(model: Any) -> Any:
+    """The scorer ``model`` names: the cached one for a name or path, or the scorer itself."""
+    if isinstance(model, (str, os.PathLike)):
+        from .scorer import get_scorer
+
+        return get_scorer(model)
+    if not callable(getattr(model, "score", None)):
+        raise InputError(f"model must be a model name, a checkpoint folder or a CoherenceScorer, got "
+                         f"{type(model).__name__}")
+    return model

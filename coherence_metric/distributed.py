@@ -10,7 +10,7 @@ business: ``ray.init(address=...)`` or ``RAY_ADDRESS`` before calling, as README
 
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 from .errors import InputError
 from .registry import DEFAULT_MODEL
@@ -19,11 +19,43 @@ DEFAULT_TEXTS_PER_BATCH = 256
 """Texts handed to an actor at once; the scorer then batches them by tokens (length-sorted) inside."""
 
 
+class SignatureTally:
+    """What the actors scored with: each distinct signature (dtype and all, as the actor resolved it on its own
+    hardware) with its texts and truncated texts. The driver's own signature could differ: a CPU driver with bf16
+    actors signed ``dtype:fp32``, and it could not know the truncation count.
+
+    ``create()`` starts it as a small Ray actor (no CPU); pass it to :func:`score_dataset`, consume the dataset, then
+    ``signatures()``.
+    """
+
+    def __init__(self) -> None:
+        self._counts: Dict[str, List[int]] = {}
+
+    @classmethod
+    def create(cls) -> Any:
+        """A handle on a new tally actor."""
+        import ray
+
+        return ray.remote(num_cpus=0)(cls).remote()
+
+    def add(self, signature: str, n_texts: int, n_truncated: int) -> None:
+        """Count one scored batch."""
+        counts = self._counts.setdefault(signature, [0, 0])
+        counts[0] += n_texts
+        counts[1] += n_truncated
+
+    def signatures(self) -> List[str]:
+        """Each distinct signature with its truncation count filled in, most texts first."""
+        ordered = sorted(self._counts.items(), key=lambda item: -item[1][0])
+        return [signature.replace("|ntrunc:0|", f"|ntrunc:{truncated}|") for signature, (_, truncated) in ordered]
+
+
 class ScorerActor:
     """A Ray Data callable class: loads ``CoherenceScorer(model, **settings)`` once, then scores each batch's
-    ``column`` into ``output_column``."""
+    ``column`` into ``output_column``, reporting each batch's signature and truncation count to ``tally``."""
 
-    def __init__(self, model: str, column: str, output_column: str, threads: int, settings: Dict[str, Any]) -> None:
+    def __init__(self, model: str, column: str, output_column: str, threads: int, settings: Dict[str, Any],
+                 tally: Any = None) -> None:
         import torch
 
         from .scorer import CoherenceScorer
@@ -32,6 +64,7 @@ class ScorerActor:
         self.scorer = CoherenceScorer(model, **settings)
         self.column = column
         self.output_column = output_column
+        self.tally = tally
 
     def __call__(self, batch: Dict[str, Any]) -> Dict[str, Any]:
         import numpy as np
@@ -39,6 +72,11 @@ class ScorerActor:
         if self.column not in batch:
             raise InputError(f"the dataset has no column {self.column!r} (its columns: {', '.join(batch)})")
         result = self.scorer.score(batch[self.column])
+        if self.tally is not None:
+            import ray
+
+            # waited for, so every batch is counted before the driver reads the tally after consuming the dataset
+            ray.get(self.tally.add.remote(str(self.scorer.signature), len(result.scores), result.n_truncated))
         return {**batch, self.output_column: np.asarray(result.scores, dtype=np.float64)}
 
 
@@ -47,7 +85,7 @@ def score_dataset(dataset: Any, column: str = "text", output_column: str = "cohe
                   gpus_per_actor: float = 0, texts_per_batch: int = DEFAULT_TEXTS_PER_BATCH,
                   device: Optional[str] = None, dtype: Optional[str] = None, batch_size: int = 32,
                   max_length: Optional[int] = None, truncation: str = "window", revision: Optional[str] = None,
-                  local_files_only: bool = False) -> Any:
+                  local_files_only: bool = False, tally: Any = None) -> Any:
     """A lazy Ray dataset: ``dataset`` with ``output_column`` holding each row's coherence score.
 
     Args:
@@ -59,13 +97,16 @@ def score_dataset(dataset: Any, column: str = "text", output_column: str = "cohe
         texts_per_batch: rows handed to an actor at a time.
         device, dtype, batch_size, max_length, truncation, revision, local_files_only: ``CoherenceScorer``'s
             settings.
+        tally: a ``SignatureTally.create()`` handle; the actors report to it what they scored with, so the signature
+            names the dtype they ran and the truncation count (``ray.get(tally.signatures.remote())`` after the
+            dataset is consumed).
 
     Nothing runs until the dataset is consumed (``write_parquet``, ``take``, ``iter_batches``...). Call
     ``ray.init(...)`` first to pick the cluster; otherwise Ray starts a local one.
     """
-    if not isinstance(texts_per_batch, int) or texts_per_batch < 1:
+    if isinstance(texts_per_batch, bool) or not isinstance(texts_per_batch, int) or texts_per_batch < 1:
         raise InputError(f"texts_per_batch must be a positive integer, got {texts_per_batch!r}")
-    if actors is not None and (not isinstance(actors, int) or actors < 1):
+    if actors is not None and (isinstance(actors, bool) or not isinstance(actors, int) or actors < 1):
         raise InputError(f"actors must be a positive integer, got {actors!r}")
     if actors is None:
         actors = _default_actors(cpus_per_actor, gpus_per_actor)
@@ -74,7 +115,7 @@ def score_dataset(dataset: Any, column: str = "text", output_column: str = "cohe
     return dataset.map_batches(
         ScorerActor,
         fn_constructor_kwargs={"model": model, "column": column, "output_column": output_column,
-                               "threads": int(cpus_per_actor), "settings": settings},
+                               "threads": int(cpus_per_actor), "settings": settings, "tally": tally},
         batch_size=texts_per_batch,
         batch_format="numpy",
         concurrency=actors,
@@ -99,10 +140,9 @@ def _default_actors(cpus_per_actor: float, gpus_per_actor: float) -> int:
 def dataset_signature(model: str = DEFAULT_MODEL, *, device: Optional[str] = None, dtype: Optional[str] = None,
                       max_length: Optional[int] = None, truncation: str = "window", revision: Optional[str] = None,
                       local_files_only: bool = False) -> str:
-    """The signature of scores from ``score_dataset`` with these settings (loads the scorer on the caller once).
-
-    Each actor counts its own truncated texts and nobody adds them up, so the count reads ``ntrunc:n/a``;
-    everything else is what a single-process run prints.
+    """The signature of scores from ``score_dataset`` with these settings, as the caller would compute them (loads the
+    scorer here once). Actors on other hardware may resolve another dtype, and the truncation count is unknown here
+    (``ntrunc:n/a``): pass a ``SignatureTally`` to ``score_dataset`` for what the actors did.
     """
     from .scorer import get_scorer
 

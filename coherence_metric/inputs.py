@@ -7,23 +7,28 @@ or a list of sentences).
 Lines end at ``\n`` (``\r\n`` is read as ``\n``) and nowhere else: ``str.splitlines()`` also breaks at form
 feeds, vertical tabs, U+0085, U+2028 and U+2029, which rejected valid JSONL (U+2028 may stand unescaped in a JSON
 string) and could shift one of two paired files by a line without a word.
+
+Only regular files, pipes (a FIFO, as ``<(command)`` gives) and stdin are read, each up to ``MAX_INPUT_BYTES``:
+``score /dev/zero`` read until memory ran out.
 """
 
 from __future__ import annotations
 
 import json
-import re
+import os
+import stat
 import sys
 from dataclasses import dataclass
-from pathlib import Path
-from typing import List, Union
+from typing import BinaryIO, List, Union
 
 from .errors import InputError
 from .texts import INVISIBLE, has_visible_characters
 
 INPUT_FORMATS = ("doc", "lines", "paragraphs", "jsonl")
 STDIN = "-"
-_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+MAX_INPUT_BYTES = 1 << 30
+"""The most bytes read from one input (1 GiB: days of scoring on a CPU); more is refused rather than read until
+memory runs out. Larger datasets go through ``score --ray``, which streams them."""
 
 
 @dataclass(frozen=True)
@@ -34,16 +39,30 @@ class InputText:
     text: Union[str, List[str]]
 
 
+def _read_capped(stream: BinaryIO, name: str) -> bytes:
+    data = stream.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise InputError(f"{name} is larger than {MAX_INPUT_BYTES} bytes: split it, or score it with --ray")
+    return data
+
+
 def _read_bytes(path: str) -> bytes:
     if path == STDIN:
-        return sys.stdin.buffer.read()
-    file = Path(path)
-    if not file.exists():
-        raise InputError(f"{path}: no such file")
-    if file.is_dir():
-        raise InputError(f"{path} is a directory, not a text file")
+        return _read_capped(sys.stdin.buffer, "<stdin>")
     try:
-        return file.read_bytes()
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot read ({error.strerror})") from None
+    if stat.S_ISDIR(mode):
+        raise InputError(f"{path} is a directory, not a text file")
+    if not (stat.S_ISREG(mode) or stat.S_ISFIFO(mode)):
+        raise InputError(f"{path} is not a regular file (a device or socket): save the text to a file, or pipe it "
+                         "to - (stdin)")
+    try:
+        with open(path, "rb") as stream:
+            return _read_capped(stream, path)
     except OSError as error:
         raise InputError(f"{path}: cannot read ({error.strerror})") from None
 
@@ -58,7 +77,8 @@ def _decode(data: bytes, name: str) -> str:
         ) from None
 
 
-def _jsonl_texts(content: str, name: str, field: str) -> List[InputText]:
+def jsonl_texts(content: str, name: str, field: str) -> List[InputText]:
+    """The texts of JSONL ``content`` (a file's decoded text), each labelled ``name:line``; errors name the line."""
     texts: List[InputText] = []
     for number, line in enumerate(content.split("\n"), start=1):
         if not line.strip():
@@ -90,6 +110,23 @@ def _visible(text: InputText, where: str) -> InputText:
     return text
 
 
+def _paragraphs(content: str) -> List[str]:
+    """The blank-line separated paragraphs of ``content``. A blank line is one ``str.strip`` empties (spaces, tabs,
+    no-break and other Unicode spaces), and any run of them is one break: a regex of ASCII blanks refused three
+    blank lines as an empty paragraph and merged two paragraphs across a line holding a no-break space."""
+    paragraphs: List[str] = []
+    current: List[str] = []
+    for line in content.split("\n"):
+        if line.strip():
+            current.append(line)
+        elif current:
+            paragraphs.append("\n".join(current).strip())
+            current = []
+    if current:
+        paragraphs.append("\n".join(current).strip())
+    return paragraphs
+
+
 def read_texts(path: str, input_format: str = "doc", field: str = "text") -> List[InputText]:
     """Read the texts of one file (or ``-`` for stdin) in the given format.
 
@@ -106,11 +143,10 @@ def read_texts(path: str, input_format: str = "doc", field: str = "text") -> Lis
     if input_format == "doc":
         return [_visible(InputText(name, content.strip()), name)]
     if input_format == "jsonl":
-        return _jsonl_texts(content, name, field)
+        return jsonl_texts(content, name, field)
     if input_format == "paragraphs":
-        pieces = [piece.strip() for piece in _PARAGRAPH_BREAK.split(content.strip())]
         return [_visible(InputText(f"{name}:paragraph{number}", piece), f"{name} paragraph {number}")
-                for number, piece in enumerate(pieces, start=1)]
+                for number, piece in enumerate(_paragraphs(content), start=1)]
     lines = content.split("\n")
     while lines and not lines[-1].strip():
         lines.pop()

@@ -11,9 +11,10 @@ No torch here, so ``coherence-metric models`` and ``download`` stay quick.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Union
 
 from .checkpoint_config import CONFIG_NAME
 from .errors import CheckpointError, ModelNotFoundError
@@ -115,14 +116,28 @@ def _known_names(packaged: List[str], aliases: Dict[str, str]) -> str:
     return listed
 
 
-def resolve_model(model: str, revision: Optional[str] = None, local_files_only: bool = False) -> ResolvedModel:
+def _resolve_folder(folder: str, revision: Optional[str]) -> ResolvedModel:
+    """A ``Path`` given as the model: a checkpoint folder or an error, never an alias, packaged name or Hub id."""
+    if revision is not None:
+        raise ModelNotFoundError(f"revision={revision!r} is for Hub repo ids; {folder} is a local folder")
+    path = Path(folder).expanduser()
+    if not path.is_dir():
+        raise ModelNotFoundError(f"no checkpoint folder at {folder}")
+    if not (path / CONFIG_NAME).is_file():
+        raise CheckpointError(f"{folder} is not a coherence-metric checkpoint: it has no {CONFIG_NAME}")
+    return ResolvedModel(path.resolve(), f"local:{path.resolve().name}", "local")
+
+
+def resolve_model(model: Union[str, "os.PathLike[str]"], revision: Optional[str] = None,
+                  local_files_only: bool = False) -> ResolvedModel:
     """Find the checkpoint folder a ``model`` argument names.
 
     An alias resolves to its packaged checkpoint and is labelled with that checkpoint's immutable name, the same
     result as naming the checkpoint itself.
 
     Args:
-        model: ``"default"`` (or another alias), the name of a packaged checkpoint, a local folder, or a Hub repo id.
+        model: ``"default"`` (or another alias), the name of a packaged checkpoint, a local folder, or a Hub repo id;
+            a ``pathlib.Path`` (any ``os.PathLike``) always names a local folder, as in ``load_checkpoint``.
         revision: Hub revision (branch, tag or commit) for a repo id; rejected for other kinds.
         local_files_only: never use the network (``HF_HUB_OFFLINE=1`` does the same).
 
@@ -131,8 +146,10 @@ def resolve_model(model: str, revision: Optional[str] = None, local_files_only: 
         CheckpointError: a folder exists but is not a checkpoint, or the package's ``aliases.json`` is broken.
         NetworkError: a Hub id could not be fetched.
     """
+    if isinstance(model, os.PathLike):
+        return _resolve_folder(os.fspath(model), revision)
     if not isinstance(model, str) or not model.strip():
-        raise ModelNotFoundError(f"model must be a non-empty string, got {model!r}")
+        raise ModelNotFoundError(f"model must be a non-empty string or a path, got {model!r}")
     packaged = packaged_checkpoints()
     aliases = packaged_aliases()
     if model == DEFAULT_MODEL and DEFAULT_MODEL not in aliases:

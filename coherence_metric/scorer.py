@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import os
 import threading
 import warnings
 from collections.abc import Iterable
@@ -79,7 +80,7 @@ class CoherenceScorer:
 
     Args:
         model: ``"default"`` (an alias; signatures name the checkpoint it stands for), a packaged checkpoint
-            name, a checkpoint folder, or a Hub repo id.
+            name, a checkpoint folder (a string or a ``pathlib.Path``), or a Hub repo id.
         device: ``cpu``, ``cuda``, ``cuda:N``, ``mps``; None picks a GPU when there is one.
         dtype: ``auto`` (the default: bf16 autocast on CPUs reporting AMX-BF16 or AVX512-BF16 and on GPUs with
             bf16, fp32 elsewhere; ``COHERENCE_METRIC_DTYPE`` overrides the automatic choice), ``fp32``, ``bf16``
@@ -98,7 +99,7 @@ class CoherenceScorer:
 
     def __init__(
         self,
-        model: str = DEFAULT_MODEL,
+        model: Union[str, "os.PathLike[str]"] = DEFAULT_MODEL,
         device: Optional[str] = None,
         dtype: Optional[str] = AUTO,
         batch_size: int = DEFAULT_BATCH_SIZE,
@@ -158,11 +159,13 @@ class CoherenceScorer:
 
     @staticmethod
     def _check_settings(batch_size: int, truncation: str, max_tokens_per_batch: int) -> None:
-        if not isinstance(batch_size, int) or batch_size < 1:
+        # bool is an int to Python: batch_size=True ran batches of one
+        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
             raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
         if truncation not in TRUNCATION_POLICIES:
             raise InputError(f"unknown truncation {truncation!r}: choose one of {', '.join(TRUNCATION_POLICIES)}")
-        if not isinstance(max_tokens_per_batch, int) or max_tokens_per_batch < 1:
+        if isinstance(max_tokens_per_batch, bool) or not isinstance(max_tokens_per_batch, int) \
+                or max_tokens_per_batch < 1:
             raise InputError(f"max_tokens_per_batch must be a positive integer, got {max_tokens_per_batch!r}")
 
     def _setup(self, model: CoherenceModel, tokenizer: Any, label: str, fingerprint: Optional[str],
@@ -537,7 +540,7 @@ def _cache_store(key: Tuple[Any, ...], scorer: CoherenceScorer) -> None:
 
 
 def get_scorer(
-    model: str = DEFAULT_MODEL,
+    model: Union[str, "os.PathLike[str]"] = DEFAULT_MODEL,
     *,
     device: Optional[str] = None,
     dtype: Optional[str] = AUTO,
@@ -582,7 +585,7 @@ def get_scorer(
 
 def score(
     texts: Union[str, Iterable[Any]],
-    model: str = DEFAULT_MODEL,
+    model: Union[str, "os.PathLike[str]"] = DEFAULT_MODEL,
     *,
     device: Optional[str] = None,
     dtype: Optional[str] = AUTO,
@@ -604,7 +607,7 @@ def score(
 def compare(
     a: Union[Document, Iterable[Any]],
     b: Union[Document, Iterable[Any]],
-    model: str = DEFAULT_MODEL,
+    model: Union[str, "os.PathLike[str]"] = DEFAULT_MODEL,
     bootstrap_resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     *,

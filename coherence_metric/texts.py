@@ -43,21 +43,22 @@ def _as_text(document: object, position: int) -> str:
     raise InputError(f"text {position} is {type(document).__name__}, expected a string or a list of sentences")
 
 
-def normalise_documents(texts: Union[str, Sequence[Document]]) -> List[str]:
+def normalise_documents(texts: Union[str, Sequence[Document]], first_position: int = 0) -> List[str]:
     """Return each input as one string, after checking none is empty or of the wrong type.
 
     A bare string is one text. Otherwise each element is a text: a string, or a list of its sentences.
+    ``first_position`` is the number errors give the first text (texts added in batches are counted across them).
 
     Raises:
         InputError: naming the position of the first bad text.
     """
     if isinstance(texts, str):
-        return [_as_text(texts, 0)]
+        return [_as_text(texts, first_position)]
     if not isinstance(texts, (list, tuple)):
         raise InputError(f"texts must be a string or a list of texts, got {type(texts).__name__}")
     if not texts:
         raise InputError("no texts to score: the list is empty")
-    return [_as_text(document, position) for position, document in enumerate(texts)]
+    return [_as_text(document, position) for position, document in enumerate(texts, start=first_position)]
 
 
 def sentences_of(document: Document) -> List[str]:

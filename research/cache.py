@@ -13,7 +13,7 @@ import json
 import logging
 import os
 import re
-import tempfile
+import secrets
 from pathlib import Path
 from typing import Any, Optional, Union
 
@@ -117,7 +117,10 @@ class JsonCache:
         temporary: Optional[str] = None
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+            # A unique name opened with mode 0666, so the umask decides the permissions as for any new file
+            # (mkstemp's 0600 kept a shared cache from the group and from other users' report jobs).
+            temporary = str(path.parent / f".tmp-{os.getpid()}-{secrets.token_hex(8)}.json")
+            handle = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
             with os.fdopen(handle, "w", encoding="utf-8") as stream:
                 json.dump({"cache_format": CACHE_FORMAT, "value": value}, stream, ensure_ascii=False)
             os.replace(temporary, path)

@@ -28,7 +28,15 @@ from torch import nn
 from coherence_metric.errors import InputError
 
 from .resume import check_same_recipe, random_states, restore_random_states
-from .state_files import read_state, recover_directory, replace_directory, save_atomically, write_text_atomically
+from .run_log import append_record, cut_log_after_step
+from .state_files import (
+    read_state,
+    recover_directory,
+    remove_unfinished_files,
+    replace_directory,
+    save_atomically,
+    write_text_atomically,
+)
 
 logger = logging.getLogger("coherence_metric.training")
 
@@ -206,8 +214,7 @@ class ObjectiveLoop:
         return True
 
     def _log(self, record: Dict[str, Any]) -> None:
-        with open(self.output_dir / LOG_FILE, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record) + "\n")
+        append_record(self.output_dir / LOG_FILE, record)  # strict JSON: NaN is written as null
 
     # ------------------------------------------------------------------------------------------- steps
 
@@ -272,7 +279,11 @@ class ObjectiveLoop:
         self.output_dir.mkdir(parents=True, exist_ok=True)
         for name in ("best", "final"):  # a kill while one was replaced left the previous one aside
             recover_directory(self.output_dir / name)
+        for name in (STATE_FILE, "recipe.json", LOG_FILE):  # a SIGKILL mid-write leaves <name>.tmp-<pid>
+            remove_unfinished_files(self.output_dir / name)
         resumed = self.load_state()  # refuses a changed recipe before recipe.json is rewritten
+        if resumed:  # records of steps after the saved state are written again from here on
+            cut_log_after_step(self.output_dir / LOG_FILE, self.step)
         write_text_atomically(json.dumps(self.recipe, indent=2), self.output_dir / "recipe.json")
         logger.info("%s at step %d of %d", "resuming" if resumed else "starting", self.step, self.config.max_steps)
         if not resumed:

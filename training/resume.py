@@ -81,6 +81,15 @@ def _numpy_state() -> Dict[str, Any]:
             "has_gauss": int(has_gauss), "cached_gaussian": float(cached_gaussian)}
 
 
+def seed_random_states(seed: int) -> None:
+    """Seed Python's, numpy's and torch's global generators: call it before a recipe builds its model, so the initial
+    weights follow the recipe's seed and not whatever the process drew before (CONPONO, DiscoEval's criteria and
+    multi-view seeded only in the loop, after building, and two runs of one recipe differed)."""
+    random.seed(seed)
+    np.random.seed(seed % 2**32)
+    torch.manual_seed(seed)
+
+
 def random_states(generator: Optional[random.Random] = None) -> Dict[str, Any]:
     """torch's CPU generator, numpy's global one and ``generator`` (Python's global one when None), as tensors and
     plain numbers that ``torch.load(weights_only=True)`` accepts."""

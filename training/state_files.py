@@ -7,8 +7,9 @@ Folders (``best/``, ``final/``, ``checkpoint/``): written whole into ``<name>.tm
 folder is renamed to ``<name>.old``, the new one renamed into place, then ``<name>.old`` deleted. Recovery rule
 (:func:`recover_directory`, run before every replacement and at the start of every run): when ``<name>`` is
 missing, ``<name>.old`` is the previous complete folder and is renamed back; when both exist, ``<name>`` is the
-new complete one and ``<name>.old`` is deleted; ``<name>.tmp-*`` folders are unfinished writes and are deleted.
-So at every moment a complete folder is either in place or recoverable from ``<name>.old``.
+new complete one and ``<name>.old`` is deleted; ``<name>.tmp-*`` folders are unfinished writes and are deleted
+(``<name>.tmp-*`` files likewise, by :func:`remove_unfinished_files`). So at every moment a complete folder is
+either in place or recoverable from ``<name>.old``.
 """
 
 from __future__ import annotations
@@ -130,6 +131,19 @@ def recover_directory(target: Path) -> None:
                 shutil.rmtree(unfinished, ignore_errors=True)
 
 
+def remove_unfinished_files(target: Path) -> int:
+    """Delete ``<target>.tmp-*`` files: writes of :func:`save_atomically` / :func:`write_text_atomically` that a
+    SIGKILL cut off before their rename (an exception removes its own; a kill cannot). Run it at the start of a run,
+    like :func:`recover_directory` for folders; returns how many were deleted."""
+    removed = 0
+    if Path(target).parent.is_dir():
+        for unfinished in Path(target).parent.glob(f"{Path(target).name}.tmp-*"):
+            if unfinished.is_file() or unfinished.is_symlink():
+                unfinished.unlink(missing_ok=True)
+                removed += 1
+    return removed
+
+
 def replace_directory(target: Path, write: Callable[[Path], object]) -> Path:
     """Let ``write`` fill a new, empty folder, then put it in place of ``target`` (module docstring).
 
@@ -156,4 +170,5 @@ def replace_directory(target: Path, write: Callable[[Path], object]) -> Path:
     return target
 
 
-__all__ = ["read_state", "recover_directory", "replace_directory", "save_atomically", "write_text_atomically"]
+__all__ = ["read_state", "recover_directory", "remove_unfinished_files", "replace_directory", "save_atomically",
+           "write_text_atomically"]

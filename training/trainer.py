@@ -47,7 +47,15 @@ from .objectives import (
     select_hard_negatives,
 )
 from .resume import check_same_recipe, random_states, restore_random_states
-from .state_files import read_state, recover_directory, replace_directory, save_atomically, write_text_atomically
+from .run_log import append_record, cut_log_after_step
+from .state_files import (
+    read_state,
+    recover_directory,
+    remove_unfinished_files,
+    replace_directory,
+    save_atomically,
+    write_text_atomically,
+)
 
 logger = logging.getLogger("coherence_metric.training")
 
@@ -335,8 +343,7 @@ class Trainer:
 
     def _log(self, record: Dict[str, Any]) -> None:
         if self.world.is_main:
-            with open(self.output_dir / LOG_FILE, "a", encoding="utf-8") as handle:
-                handle.write(json.dumps(record) + "\n")
+            append_record(self.output_dir / LOG_FILE, record)  # strict JSON: NaN is written as null
 
     def _training_info(self) -> Dict[str, Any]:
         return {"objective": self.recipe.objective.name, "steps": self.step, "seed": self.recipe.train.seed,
@@ -424,7 +431,11 @@ class Trainer:
         if self.world.is_main:  # a kill while best/ or final/ was replaced leaves the previous one aside
             for name in (BEST_DIR, FINAL_DIR):
                 recover_directory(self.output_dir / name)
+            for name in (STATE_FILE, "recipe.json", LOG_FILE):  # a SIGKILL mid-write leaves <name>.tmp-<pid>
+                remove_unfinished_files(self.output_dir / name)
         resumed = self.load_state()  # refuses a changed recipe before recipe.json is rewritten
+        if resumed and self.world.is_main:  # records of steps after the saved state are written again from here on
+            cut_log_after_step(self.output_dir / LOG_FILE, self.step)
         total = self.total_steps()
         if total < 1:
             raise InputError("the recipe leaves no training step: more data, epochs or a smaller accumulation")

@@ -14,6 +14,7 @@ import click
 
 from ..errors import CoherenceMetricError
 from ..version import __version__
+from .labels import one_line
 from .lazy import LazyGroup
 
 ERROR_EXIT_CODE = 2
@@ -54,7 +55,7 @@ class MetricGroup(LazyGroup):
         except CoherenceMetricError as error:
             if ctx.obj and ctx.obj.get("debug"):
                 raise
-            click.echo(f"coherence-metric: error: {error}", err=True)
+            click.echo(f"coherence-metric: error: {one_line(str(error))}", err=True)  # one line, whatever it names
             ctx.exit(ERROR_EXIT_CODE)
 
 

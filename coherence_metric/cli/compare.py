@@ -12,6 +12,7 @@ from ..errors import InputError
 from ..results import TIE_TOLERANCE
 from ..significance import DEFAULT_TRIALS, MAX_TRIALS
 from . import cli
+from .labels import display_name, errors_named_by_label, escape_label, refuse_repeated_files
 from .options import build_scorer, input_options, model_options, read_all
 
 
@@ -67,6 +68,7 @@ def compare_command(file_a: str, file_b: str, more_files: Tuple[str, ...], input
                      lambda: build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline,
                                           progress))
         return
+    refuse_repeated_files([file_a, file_b], allow_same_file=True)  # a file against itself is a tie check
     side_a = read_all([file_a], input_format, field)
     side_b = read_all([file_b], input_format, field)
     paired = input_format != "doc"
@@ -76,13 +78,13 @@ def compare_command(file_a: str, file_b: str, more_files: Tuple[str, ...], input
     scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
     texts_a = [item.text for item in side_a]
     texts_b = [item.text for item in side_b]
-    if paired:
-        result = scorer.compare(texts_a, texts_b, bootstrap_resamples=bootstrap_resamples, seed=seed,
-                                randomization_trials=randomization_trials)
-    else:
-        result = scorer.compare(texts_a[0], texts_b[0])
-    label_a = "<stdin>" if file_a == "-" else file_a
-    label_b = "<stdin>" if file_b == "-" else file_b
+    with errors_named_by_label([item.label for item in side_a + side_b]):
+        if paired:
+            result = scorer.compare(texts_a, texts_b, bootstrap_resamples=bootstrap_resamples, seed=seed,
+                                    randomization_trials=randomization_trials)
+        else:
+            result = scorer.compare(texts_a[0], texts_b[0])
+    label_a, label_b = display_name(file_a), display_name(file_b)
     if output_format == "json":
         data = result.to_dict()
         data.update({"a": label_a, "b": label_b})
@@ -93,8 +95,8 @@ def compare_command(file_a: str, file_b: str, more_files: Tuple[str, ...], input
         for label, values in (("a", side_a), ("b", side_b)):
             scores = result.scores_a if label == "a" else result.scores_b
             for item, value in zip(values, scores):
-                click.echo(f"{label}\t{item.label}\t{value:.6f}")
+                click.echo(f"{label}\t{escape_label(item.label)}\t{value:.6f}")
         click.echo(f"signature: {result.signature}", err=True)
         return
-    (_render_paired if paired else _render_single)(result, label_a, label_b)
+    (_render_paired if paired else _render_single)(result, escape_label(label_a), escape_label(label_b))
     click.echo(f"signature: {result.signature}")

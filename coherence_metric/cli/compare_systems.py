@@ -13,33 +13,25 @@ from typing import Any, Callable, Dict, List
 import click
 
 from ..errors import InputError
+from .labels import display_name, escape_label, name_positions, refuse_repeated_files
 from .options import read_all
 
 _PAIRED_FORMATS = ("lines", "paragraphs", "jsonl")
-
-
-def _labels(files: List[str]) -> List[str]:
-    labels = ["<stdin>" if path == "-" else path for path in files]
-    seen = set()
-    for label in labels:
-        if label in seen:
-            raise InputError(f"{label} is given twice: name each system's file once")
-        seen.add(label)
-    return labels
 
 
 def _render(comparison: Any) -> None:
     percent = round(100 * comparison.confidence)
     ranks = comparison.ranks
     n_inputs = len(next(iter(comparison.systems.values())).scores)
-    width = max(len(name) for name in comparison.systems)
+    shown = {name: escape_label(name) for name in comparison.systems}  # a tab or newline in a name breaks no line
+    width = max(len(name) for name in shown.values())
     click.echo(f"systems: {len(comparison.systems)}  inputs: {n_inputs}  ({percent}% CIs: paired bootstrap, "
                f"{comparison.bootstrap_resamples} resamples, seed {comparison.seed})")
     click.echo(f"rank  {'system':<{width}}  {'score':>10}  {percent}% CI")
     for name in comparison.ranking:
         result = comparison.systems[name]
         low, high = result.system_score_interval
-        click.echo(f"{ranks[name]:>4}  {name:<{width}}  {result.system_score:10.4f}  [{low:.4f}, {high:.4f}]")
+        click.echo(f"{ranks[name]:>4}  {shown[name]:<{width}}  {result.system_score:10.4f}  [{low:.4f}, {high:.4f}]")
     click.echo("")
     click.echo(f"pairs: {len(comparison.pairs)} (A ranked above B; p-values two-sided, per pair, not corrected for "
                f"{len(comparison.pairs)} comparisons; randomization: {comparison.randomization_trials} trials)")
@@ -48,10 +40,20 @@ def _render(comparison: Any) -> None:
     for pair in comparison.pairs:
         diff_low, diff_high = pair.mean_difference_interval
         win_low, win_high = pair.win_rate_interval
-        click.echo(f"{pair.a:<{width}}  {pair.b:<{width}}  {pair.mean_difference:+9.4f}  "
+        click.echo(f"{shown[pair.a]:<{width}}  {shown[pair.b]:<{width}}  {pair.mean_difference:+9.4f}  "
                    f"[{diff_low:+.4f}, {diff_high:+.4f}]  {pair.win_rate:10.3f}  [{win_low:.3f}, {win_high:.3f}]  "
                    f"{pair.p_value_bootstrap:7.4f}  {pair.p_value_randomization:7.4f}")
     click.echo(f"signature: {comparison.signature}")
+
+
+def _named_by_label(error: InputError, inputs: Dict[str, List[Any]]) -> InputError:
+    """The scorer's "system 'a.txt': text 3 ..." as "a.txt:4 ..." (the label names the file and line)."""
+    for label, items in inputs.items():
+        prefix = f"system {label!r}: "
+        if str(error).startswith(prefix):
+            named = name_positions(str(error)[len(prefix):], [item.label for item in items])
+            return InputError(named if named != str(error)[len(prefix):] else str(error))
+    return error
 
 
 def compare_many(files: List[str], input_format: str, field: str, output_format: str, bootstrap_resamples: int,
@@ -60,7 +62,8 @@ def compare_many(files: List[str], input_format: str, field: str, output_format:
     if input_format not in _PAIRED_FORMATS:
         raise InputError(f"comparing {len(files)} files needs one system's outputs per file: pass -i lines, "
                          "-i paragraphs or -i jsonl")
-    labels = _labels(files)
+    refuse_repeated_files(files)
+    labels = [display_name(path) for path in files]
     inputs = {label: read_all([path], input_format, field) for label, path in zip(labels, files)}
     counts = {label: len(items) for label, items in inputs.items()}
     if len(set(counts.values())) != 1:
@@ -68,8 +71,11 @@ def compare_many(files: List[str], input_format: str, field: str, output_format:
         raise InputError(f"the systems have different numbers of texts ({listed}): a paired comparison needs the "
                          "same number, in the same order")
     systems: Dict[str, List[Any]] = {label: [item.text for item in items] for label, items in inputs.items()}
-    comparison = build_scorer().compare_systems(systems, bootstrap_resamples=bootstrap_resamples, seed=seed,
-                                                randomization_trials=randomization_trials)
+    try:
+        comparison = build_scorer().compare_systems(systems, bootstrap_resamples=bootstrap_resamples, seed=seed,
+                                                    randomization_trials=randomization_trials)
+    except InputError as error:
+        raise _named_by_label(error, inputs) from None
     if output_format == "json":
         data = comparison.to_dict()
         for label, items in inputs.items():
@@ -79,7 +85,7 @@ def compare_many(files: List[str], input_format: str, field: str, output_format:
         click.echo("system\tlabel\tscore")
         for label, items in inputs.items():
             for item, value in zip(items, comparison.systems[label].scores):
-                click.echo(f"{label}\t{item.label}\t{value:.6f}")
+                click.echo(f"{escape_label(label)}\t{escape_label(item.label)}\t{value:.6f}")
         click.echo(f"signature: {comparison.signature}", err=True)
     else:
         _render(comparison)

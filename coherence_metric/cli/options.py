@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import logging
 import sys
@@ -14,6 +15,13 @@ import click
 from ..inputs import INPUT_FORMATS
 
 OUTPUT_FORMATS = ("text", "json", "tsv")
+_quiet: contextvars.ContextVar[bool] = contextvars.ContextVar("coherence_metric_quiet", default=False)
+
+
+def is_quiet() -> bool:
+    """Whether the running command was given ``--quiet`` (a command that starts other libraries' logging, as Ray
+    does, silences theirs too)."""
+    return _quiet.get()
 
 
 @contextlib.contextmanager
@@ -26,6 +34,7 @@ def output_mode(progress: Optional[bool]) -> Iterator[bool]:
         return
     logger = logging.getLogger("coherence_metric")
     level = logger.level
+    token = _quiet.set(True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         logger.setLevel(logging.ERROR)
@@ -33,6 +42,7 @@ def output_mode(progress: Optional[bool]) -> Iterator[bool]:
             yield False
         finally:
             logger.setLevel(level)
+            _quiet.reset(token)
 
 
 def _with_output_mode(function: Callable[..., Any]) -> Callable[..., Any]:

@@ -8,7 +8,8 @@ from typing import Any, List, Optional
 import click
 
 from . import cli
-from .options import build_scorer, input_options, model_options, read_all
+from .labels import errors_named_by_label, escape_label
+from .options import build_scorer, input_options, is_quiet, model_options, read_all
 from .score_ray import ray_options, score_with_ray
 
 
@@ -26,12 +27,14 @@ def score_command(files: List[str], input_format: str, field: str, output_format
     if use_ray:
         settings = {"device": device, "dtype": dtype, "batch_size": batch_size, "max_length": max_length,
                     "truncation": truncation, "revision": revision, "local_files_only": offline}
-        score_with_ray(list(files), input_format, field, output_dir, ray_address, actors, model, settings, progress)
+        score_with_ray(list(files), input_format, field, output_dir, ray_address, actors, model, settings, progress,
+                       quiet=is_quiet())
         return
     inputs = read_all(list(files), input_format, field)
     scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
-    result = scorer.score([item.text for item in inputs])
     labels = [item.label for item in inputs]
+    with errors_named_by_label(labels):
+        result = scorer.score([item.text for item in inputs])
     if output_format == "json":
         data: Any = result.to_dict()
         data["labels"] = labels
@@ -39,10 +42,10 @@ def score_command(files: List[str], input_format: str, field: str, output_format
     elif output_format == "tsv":
         click.echo("label\tscore")
         for label, value in zip(labels, result.scores):
-            click.echo(f"{label}\t{value:.6f}")
+            click.echo(f"{escape_label(label)}\t{value:.6f}")
         click.echo(f"signature: {result.signature}", err=True)
     else:
         for label, value in zip(labels, result.scores):
-            click.echo(f"{value:10.4f}  {label}")
+            click.echo(f"{value:10.4f}  {escape_label(label)}")
         click.echo(f"system score: {result.system_score:.4f} (mean of {len(result.scores)} texts)")
         click.echo(f"signature: {result.signature}")

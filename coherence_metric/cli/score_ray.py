@@ -1,14 +1,17 @@
 """``coherence-metric score --ray IN -o OUT``: score a JSONL or Parquet dataset on a Ray cluster, write it back.
 
 Everything a user can get wrong (no output folder, an output folder with files in it, a missing input, an input that
-is neither JSONL nor Parquet, a missing text field) is checked on the driver before a single actor starts, so it is
-one line, not a Ray task traceback.
+is neither JSONL nor Parquet, a missing text field, a bad row anywhere in the dataset) is checked on the driver before
+a single actor starts (:mod:`coherence_metric.ray_inputs`), so it is one line naming the file and line, not a Ray task
+traceback. Inputs and outputs are local paths or URIs Ray Data reads through pyarrow (``file://``, ``s3://``,
+``gs://``...).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Callable, List, Optional
+import contextlib
+import logging
+from typing import Any, Callable, Iterator, List, Optional
 
 import click
 
@@ -35,55 +38,76 @@ def ray_options(function: Callable[..., Any]) -> Callable[..., Any]:
     return function
 
 
-def _input_kind(path: str, input_format: str) -> str:
+def _input_kind(location: Any, input_format: str) -> str:
+    from ..ray_inputs import is_folder
+
     if input_format == "jsonl":
         return "jsonl"
-    if path.endswith(".parquet") or Path(path).is_dir():
+    if location.given.rstrip("/").endswith(".parquet") or is_folder(location):
         return "parquet"
     raise InputError(f"with --ray the input is JSONL (pass -i jsonl) or Parquet (a .parquet file or a folder of "
-                     f"them), not {path} as -i {input_format}")
+                     f"them), not {location.given} as -i {input_format}")
 
 
-def _check_output(output_dir: Optional[str]) -> None:
-    if output_dir is None:
-        raise InputError("--ray writes a dataset: pass --output FOLDER")
-    folder = Path(output_dir)
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise InputError(f"{output_dir} exists and is not an empty folder: Ray would add its files to what is there")
+@contextlib.contextmanager
+def _ray_logs(quiet: bool) -> Iterator[None]:
+    """Ray's own INFO and WARNING lines (cluster start, dataset plans, "execution finished") hidden under --quiet
+    and restored afterwards; errors still print."""
+    if not quiet:
+        yield
+        return
+    loggers = [logging.getLogger(name) for name in ("ray", "ray.data", "ray.train", "ray.tune")]
+    levels = [logger.level for logger in loggers]
+    for logger in loggers:
+        logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        for logger, level in zip(loggers, levels):
+            logger.setLevel(level)
 
 
 def score_with_ray(files: List[str], input_format: str, field: str, output_dir: Optional[str],
                    ray_address: Optional[str], actors: Optional[int], model: str, settings: dict,
-                   progress: bool) -> None:
-    """Read, score on Ray, write; print where the output went and the signature."""
+                   progress: bool, quiet: bool = False) -> None:
+    """Check every row, then read, score on Ray, write; print where the output went and the signature the actors
+    scored with (their dtype, the truncation count)."""
+    from ..ray_inputs import check_jsonl, check_output, check_parquet, locate
+
     if len(files) != 1:
         raise InputError(f"--ray reads one dataset (a file or a folder), got {len(files)} paths")
-    path = files[0]
-    if not Path(path).exists():
-        raise InputError(f"{path}: no such file or folder")
-    kind = _input_kind(path, input_format)
-    _check_output(output_dir)
+    if output_dir is None:
+        raise InputError("--ray writes a dataset: pass --output FOLDER")
+    location = locate(files[0])
+    kind = _input_kind(location, input_format)
+    check_output(output_dir)
+    (check_jsonl if kind == "jsonl" else check_parquet)(location, field)  # every row, before any Ray task
+    with _ray_logs(quiet):
+        _run_on_ray(location.given, kind, field, output_dir, ray_address, actors, model, settings, progress, quiet)
+
+
+def _run_on_ray(path: str, kind: str, field: str, output_dir: str, ray_address: Optional[str],
+                actors: Optional[int], model: str, settings: dict, progress: bool, quiet: bool) -> None:
     import ray
 
-    from ..distributed import dataset_signature, score_dataset
+    from ..distributed import SignatureTally, score_dataset
 
     if not ray.is_initialized():
-        ray.init(address=ray_address, log_to_driver=progress)
-    ray.data.DataContext.get_current().enable_progress_bars = progress
+        ray.init(address=ray_address, log_to_driver=progress,
+                 logging_level=logging.ERROR if quiet else logging.INFO)
+    context = ray.data.DataContext.get_current()
+    context.enable_progress_bars = progress
     dataset = ray.data.read_json(path, lines=True) if kind == "jsonl" else ray.data.read_parquet(path)
-    columns = dataset.schema().names
-    if field not in columns:
-        raise InputError(f"{path} has no field {field!r} (its fields: {', '.join(columns)}; use --field)")
-    scored = score_dataset(dataset, column=field, model=model, actors=actors, **settings)
+    tally = SignatureTally.create()
+    scored = score_dataset(dataset, column=field, model=model, actors=actors, tally=tally, **settings)
     if kind == "jsonl":
         scored.write_json(output_dir)
     else:
         scored.write_parquet(output_dir)
+    signatures = ray.get(tally.signatures.remote())
     click.echo(f"wrote {kind} with a 'coherence' column to {output_dir}")
-    click.echo(f"signature: {dataset_signature(model, **_signature_settings(settings))}")
-
-
-def _signature_settings(settings: dict) -> dict:
-    """The settings that name a signature (batch size never changes a score)."""
-    names = ("device", "dtype", "max_length", "truncation", "revision", "local_files_only")
-    return {key: settings[key] for key in names}
+    if len(signatures) > 1:
+        click.echo(f"the actors scored with {len(signatures)} different settings (mixed hardware): the scores are not "
+                   "all comparable", err=True)
+    for signature in signatures:
+        click.echo(f"signature: {signature}")

@@ -8,10 +8,14 @@ computes lives here, importable and tested like the rest of the package.
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
+from ..containers import as_text_list
+from ..errors import InputError
 from ..registry import DEFAULT_MODEL
+from ..texts import normalise_documents
 
 MODULE_PATH = str(Path(__file__).resolve().parent / "coherence")
 """The folder to pass to ``evaluate.load``; it holds ``coherence.py``, named after the folder as evaluate wants."""
@@ -29,7 +33,8 @@ CITATION = """@inproceedings{jwalapuram-etal-2022-rethinking,
 
 INPUTS_DESCRIPTION = """
 Args:
-    predictions: the texts to score, each a string or a list of its sentences.
+    predictions: the texts to score, each a string or a list of its sentences (one kind for all of them).
+    references: not used (the metric is reference-free); a warning says so.
     model: "default", a packaged checkpoint's name, a checkpoint folder or a Hub repo id.
     batch_size, max_length, truncation, device, dtype: as ``coherence_metric.CoherenceScorer``.
 Returns:
@@ -44,6 +49,68 @@ Examples:
     >>> sorted(result)
     ['scores', 'signature', 'system_score']
 """
+
+
+REFERENCES_IGNORED = ("coherence is reference-free: references= is ignored (the scores read the predictions "
+                      "only)")
+"""The one-line warning when references are passed; a refusal would break ``evaluate.combine`` with reference-based
+metrics, which hands every module the same references."""
+
+TEXT, SENTENCES = "a string", "a list of sentences"
+_PLURALS = {TEXT: "strings", SENTENCES: "lists of sentences"}
+
+
+def warn_if_references(references: Any) -> None:
+    """Say once per call that ``references`` change nothing, instead of ignoring them without a word."""
+    if references is not None:
+        warnings.warn(REFERENCES_IGNORED, UserWarning, stacklevel=3)
+
+
+class PredictionLedger:
+    """What the module has accepted since its last ``compute``: how many texts, and of which kind.
+
+    evaluate checks only a batch's first element against the declared features and casts the rest: a NaN became
+    the string "nan", a sentence list after a string its Python repr, a string after a sentence list a list of
+    characters, and a bad row written before the failure stayed for the next ``compute``. So every row is checked
+    here, before evaluate writes any of the batch, and all texts up to ``compute`` must be of one kind.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.kind: Optional[str] = None
+
+    def check(self, predictions: Any) -> str:
+        """The kind of every text in ``predictions`` (``TEXT`` or ``SENTENCES``), or an InputError naming the first
+        bad one by its position among all texts added since the last ``compute``; nothing is recorded."""
+        if predictions is None:
+            raise InputError("no predictions: pass predictions=[...] (the texts to score)")
+        try:
+            items = as_text_list(predictions, first_position=self.count)
+            if not items:
+                raise InputError("predictions is empty: there is nothing to score")
+            normalise_documents(items, first_position=self.count)
+        except InputError as error:
+            message = str(error)
+            raise InputError(message if message.startswith("predictions") else f"predictions: {message}") from None
+        kinds = [TEXT if isinstance(item, str) else SENTENCES for item in items]
+        kind = self.kind or kinds[0]
+        for position, item_kind in enumerate(kinds, start=self.count):
+            if item_kind != kind:
+                before = (f"the texts before it are {_PLURALS[kind]}" if self.kind
+                          else f"text {self.count} is {kind}")
+                raise InputError(f"predictions mix strings and sentence lists: text {position} is {item_kind} but "
+                                 f"{before}; pass every text the same way")
+        return kind
+
+    def record(self, predictions: Any, kind: str) -> None:
+        """Count a batch that evaluate has written."""
+        self.count += len(as_text_list(predictions))
+        self.kind = kind
+
+    def reset(self) -> None:
+        """Forget what was added (``compute`` consumed it)."""
+        self.count = 0
+        self.kind = None
 
 
 def features() -> List[Any]:

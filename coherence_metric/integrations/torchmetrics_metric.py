@@ -12,6 +12,7 @@ when torchmetrics copies a metric.
 
 from __future__ import annotations
 
+import os
 from typing import Any, Dict, Iterable, List, Optional, Union
 
 import torch
@@ -22,11 +23,31 @@ from ..errors import InputError
 from ..registry import DEFAULT_MODEL
 
 
+def _check_early(model: Any, device: Optional[str], dtype: Optional[str], batch_size: int, truncation: str) -> None:
+    """Refuse what the first ``update()`` would refuse (an unknown model, bad settings) when the metric is built:
+    a Lightning run otherwise found out after its first training epoch."""
+    if not isinstance(model, (str, os.PathLike)):
+        if not callable(getattr(model, "score", None)):
+            raise InputError(f"model must be a model name, a checkpoint folder or a CoherenceScorer, got "
+                             f"{type(model).__name__}")
+        return
+    from ..batching import DEFAULT_MAX_TOKENS_PER_BATCH
+    from ..registry import resolve_model
+    from ..runtime import resolve_device, resolve_dtype
+    from ..scorer import CoherenceScorer
+
+    CoherenceScorer._check_settings(batch_size, truncation, DEFAULT_MAX_TOKENS_PER_BATCH)  # the scorer's own rules
+    resolve_dtype(dtype, resolve_device(device))
+    resolve_model(model)
+
+
 class CoherenceMetric(torchmetrics.Metric):
     """Coherence of generated texts for training loops; higher is better.
 
     Args:
-        model: a model name or checkpoint folder for the cached scorer, or a ``CoherenceScorer``.
+        model: a model name or checkpoint folder (a string or a ``pathlib.Path``) for the cached scorer, or a
+            ``CoherenceScorer``. A name that resolves to nothing and bad settings are refused here, not at the first
+            ``update()``; the checkpoint itself loads at the first ``update()``.
         device, dtype, batch_size, max_length, truncation: the cached scorer's settings (ignored for a scorer).
         **kwargs: torchmetrics ``Metric`` options (``sync_on_compute``, ``process_group``, ...).
 
@@ -44,6 +65,7 @@ class CoherenceMetric(torchmetrics.Metric):
                  dtype: Optional[str] = None, batch_size: int = 32, max_length: Optional[int] = None,
                  truncation: str = "window", **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        _check_early(model, device, dtype, batch_size, truncation)
         self._model = model
         # not self._device/_dtype: torchmetrics keeps its states' device and dtype there
         self._scorer_settings: Dict[str, Any] = {"device": device, "dtype": dtype, "batch_size": batch_size,
@@ -52,7 +74,7 @@ class CoherenceMetric(torchmetrics.Metric):
         self.add_state("scores", default=[], dist_reduce_fx="cat")
 
     def _scorer(self) -> Any:
-        if not isinstance(self._model, str):
+        if not isinstance(self._model, (str, os.PathLike)):
             return self._model
         from ..scorer import get_scorer
 

@@ -34,6 +34,7 @@ from coherence_metric.training.sentence_scorer.groups import (
     load_items,
 )
 from coherence_metric.training.sentence_scorer.recipe import SentenceScorerData
+from coherence_metric.training.state_files import read_state
 
 COSINE_WEIGHTS = (1, 2, 4, 8, 16)
 
@@ -60,7 +61,8 @@ def accuracy_by_kind(scores: Sequence[float], pairs: Dict[str, List[Tuple[int, i
 
 def main(run: str = "runs/sentence-scorer-docintr") -> None:
     folder = Path(run)
-    recipe = torch.load(folder / "state.pt", weights_only=False)["recipe"]
+    # weights_only loads (tensors, numbers, strings, containers): a run folder from elsewhere never runs code here
+    recipe = read_state(folder / "state.pt", keys=("recipe",))["recipe"]
     data = SentenceScorerData(**recipe["data"])
     _, dev_items = load_items(Path(data.dir), data.decontaminate, data.source_limits, data.source_limit_seed)
     # sample_groups' own steps, kept apart so the intrusions are built once and their kinds stay known
@@ -72,7 +74,7 @@ def main(run: str = "runs/sentence-scorer-docintr") -> None:
                                         by_kind.items()})
     intrusion_kinds = [[kind for _, kind in by_kind[item.id]] for item in sample]
     sources = [item.source for item in sample]
-    stored = torch.load(folder / "embeddings-dev.pt", weights_only=False)
+    stored = torch.load(folder / "embeddings-dev.pt", weights_only=True)
     groups = EmbeddedGroups(stored["embeddings"], stored["documents"], stored["spans"])
     assert groups.spans == spans, "the run's dev groups differ from the ones rebuilt here"
     known = json.loads((folder / "base_dev_scores.json").read_text(encoding="utf-8"))["scores"]

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -21,8 +24,36 @@ TEXTS = [
 ]
 
 
+S3_ENV = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
+
+
 @pytest.fixture(scope="module")
-def local_cluster():
+def s3_endpoint():
+    """A real S3-compatible server (moto's) on 127.0.0.1; the environment points S3 clients at it (pyarrow reads
+    AWS_ENDPOINT_URL), set before Ray starts so its workers inherit it."""
+    import socket
+
+    from moto.server import ThreadedMotoServer
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    endpoint = f"http://127.0.0.1:{port}"
+    saved = {name: os.environ.get(name) for name in [*S3_ENV, "AWS_ENDPOINT_URL"]}
+    os.environ.update(S3_ENV, AWS_ENDPOINT_URL=endpoint)
+    yield endpoint
+    for name, value in saved.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    server.stop()
+
+
+@pytest.fixture(scope="module")
+def local_cluster(s3_endpoint):
     ray.init(num_cpus=2, include_dashboard=False, object_store_memory=100 * 1024 * 1024, log_to_driver=False)
     ray.data.DataContext.get_current().enable_progress_bars = False
     yield
@@ -63,7 +94,7 @@ def test_cli_scores_jsonl_and_parquet_in_and_out(local_cluster, bert_checkpoint,
     result = _score(str(jsonl_file), "-i", "jsonl", "--field", "output", "--ray", "-o", str(out), "--actors", "1",
                     "--model", str(bert_checkpoint))
     assert result.exit_code == 0, result.output
-    assert "ntrunc:n/a" in result.stdout and "model:local:bert-full@" in result.stdout
+    assert "ntrunc:0" in result.stdout and "model:local:bert-full@" in result.stdout
     rows = [json.loads(line) for file in sorted(out.glob("*.json*")) for line in file.read_text().splitlines()]
     assert [row["coherence"] for row in sorted(rows, key=lambda row: row["id"])] == pytest.approx(expected, abs=1e-5)
 
@@ -82,7 +113,8 @@ def test_cli_refuses_before_any_actor_starts(local_cluster, bert_checkpoint, jso
     (occupied / "old.json").write_text("{}")
     cases = [
         ([str(jsonl_file), "-i", "jsonl", "--field", "output", "--ray"], "--ray writes a dataset: pass --output"),
-        ([str(jsonl_file), "-i", "jsonl", "--ray", "-o", str(tmp_path / "o1")], "has no field 'text' (its fields:"),
+        ([str(jsonl_file), "-i", "jsonl", "--ray", "-o", str(tmp_path / "o1")],
+         "outputs.jsonl line 1 has no field 'text'"),
         ([str(jsonl_file), "-i", "jsonl", "--field", "output", "--ray", "-o", str(occupied)],
          "exists and is not an empty folder"),
         ([str(jsonl_file), "--ray", "-o", str(tmp_path / "o2")], "with --ray the input is JSONL (pass -i jsonl)"),
@@ -100,3 +132,104 @@ def test_bad_settings_are_refused_before_ray_runs():
         score_dataset(object(), actors=0)
     with pytest.raises(InputError, match="texts_per_batch must be a positive integer"):
         score_dataset(object(), texts_per_batch=0)
+
+
+
+# ------------------------------------------------------------------------------------------------ issue 39
+
+
+def _one_line(result, *fragments):
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("coherence-metric: error: "), result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+
+
+def test_bad_rows_are_one_line_naming_the_file_and_line_before_ray_runs(local_cluster, bert_checkpoint, tmp_path):
+    """A missing field, a null text or a BOM gave 80-310-line Ray tracebacks with a row number relative to its
+    batch; every row is now checked on the driver."""
+    rows = [json.dumps({"id": index, "output": text}) for index, text in enumerate(TEXTS * 2)]
+    cases = {
+        "missing": (rows[:6] + ['{"id": 6}'] + rows[7:], "missing.jsonl line 7 has no field 'output'"),
+        "null": (rows[:8] + ['{"id": 8, "output": null}'] + rows[9:],
+                 "null.jsonl line 9: field 'output' must be a string or a list of strings"),
+        "mixed": (rows[:3] + ['{"id": 3, "output": ["One.", "Two."]}'] + rows[4:],
+                  "mixed.jsonl:4: field 'output' is a list of sentences but"),
+    }
+    for name, (lines, message) in cases.items():
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        _one_line(_score(str(path), "-i", "jsonl", "--field", "output", "--ray", "-o", str(tmp_path / f"o-{name}"),
+                         "--model", str(bert_checkpoint)), message)
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + "\n".join(rows).encode("utf-8"))
+    _one_line(_score(str(bom), "-i", "jsonl", "--field", "output", "--ray", "-o", str(tmp_path / "o-bom"),
+                     "--model", str(bert_checkpoint)), "bom.jsonl starts with a UTF-8 byte order mark")
+    folder = tmp_path / "parquet"
+    folder.mkdir()
+    pd.DataFrame({"text": TEXTS}).to_parquet(folder / "part-0.parquet")
+    pd.DataFrame({"text": [TEXTS[0], None, TEXTS[1]]}).to_parquet(folder / "part-1.parquet")
+    _one_line(_score(str(folder), "--ray", "-o", str(tmp_path / "o-parquet"), "--model", str(bert_checkpoint)),
+              f"{folder}/part-1.parquet row 2: field 'text' is null")
+    assert not any((tmp_path / name).exists() for name in ("o-missing", "o-null", "o-mixed", "o-bom", "o-parquet"))
+
+
+def test_file_and_s3_uris_in_and_out(local_cluster, s3_endpoint, bert_checkpoint, expected, jsonl_file, tmp_path):
+    """README's object-storage command was refused ("no such file or folder": Path.exists on a URI)."""
+    import boto3
+
+    out = tmp_path / "scored-uri"
+    result = _score(jsonl_file.as_uri(), "-i", "jsonl", "--field", "output", "--ray", "-o", out.as_uri(),
+                    "--actors", "1", "--model", str(bert_checkpoint))
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for file in sorted(out.glob("*.json*")) for line in file.read_text().splitlines()]
+    assert [row["coherence"] for row in sorted(rows, key=lambda row: row["id"])] == pytest.approx(expected, abs=1e-5)
+
+    client = boto3.client("s3", endpoint_url=s3_endpoint)
+    client.create_bucket(Bucket="bucket")
+    client.put_object(Bucket="bucket", Key="outputs/part-0.jsonl", Body=jsonl_file.read_bytes())
+    result = _score("s3://bucket/outputs/", "-i", "jsonl", "--field", "output", "--ray", "-o", "s3://bucket/scored/",
+                    "--actors", "1", "--model", str(bert_checkpoint))
+    assert result.exit_code == 0, result.output
+    keys = [entry["Key"] for entry in client.list_objects_v2(Bucket="bucket", Prefix="scored/")["Contents"]]
+    rows = [json.loads(line) for key in keys if key.endswith(".json")
+            for line in client.get_object(Bucket="bucket", Key=key)["Body"].read().decode().splitlines()]
+    assert [row["coherence"] for row in sorted(rows, key=lambda row: row["id"])] == pytest.approx(expected, abs=1e-5)
+    # the checks on the driver read object storage too
+    _one_line(_score("s3://bucket/nothing/", "-i", "jsonl", "--ray", "-o", "s3://bucket/o/", "--model",
+                     str(bert_checkpoint)), "s3://bucket/nothing/: no such file or folder")
+    _one_line(_score("s3://bucket/outputs/", "-i", "jsonl", "--field", "output", "--ray", "-o", "s3://bucket/scored/",
+                     "--model", str(bert_checkpoint)), "s3://bucket/scored/ exists and is not an empty folder")
+
+
+def test_the_signature_names_what_the_actors_ran(local_cluster, bert_checkpoint, jsonl_file, tmp_path, monkeypatch):
+    """The driver computed the signature: a driver resolving another dtype than its actors signed the wrong one, and
+    the truncation count read n/a. The workers started with COHERENCE_METRIC_DTYPE=fp32 (conftest); the driver now
+    says bf16."""
+    from coherence_metric import CoherenceScorer
+
+    expected = CoherenceScorer(str(bert_checkpoint), dtype="fp32", max_length=16, truncation="warn").score(TEXTS)
+    assert expected.n_truncated == len(TEXTS)
+    monkeypatch.setenv("COHERENCE_METRIC_DTYPE", "bf16")
+    out = tmp_path / "scored"
+    result = _score(str(jsonl_file), "-i", "jsonl", "--field", "output", "--ray", "-o", str(out), "--actors", "1",
+                    "--max-length", "16", "--truncation", "warn", "--model", str(bert_checkpoint))
+    assert result.exit_code == 0, result.output
+    assert f"signature: {expected.signature}" in result.stdout.splitlines()
+    rows = [json.loads(line) for file in sorted(out.glob("*.json*")) for line in file.read_text().splitlines()]
+    assert [row["coherence"] for row in sorted(rows, key=lambda row: row["id"])] == \
+        pytest.approx(expected.scores, abs=1e-5)
+
+
+def test_quiet_silences_rays_info_and_warning_lines(local_cluster, bert_checkpoint, jsonl_file, tmp_path):
+    """The console script joining the running cluster, as a user's second job would."""
+    script = os.path.join(os.path.dirname(sys.executable), "coherence-metric")
+    address = ray.get_runtime_context().gcs_address
+    result = subprocess.run([script, "score", str(jsonl_file), "-i", "jsonl", "--field", "output", "--ray",
+                             "-o", str(tmp_path / "quiet"), "--actors", "1", "--ray-address", address, "--quiet",
+                             "--model", str(bert_checkpoint)], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert not [line for line in result.stderr.splitlines() if " INFO " in line or " WARNING " in line], \
+        result.stderr
+    assert "signature: " in result.stdout

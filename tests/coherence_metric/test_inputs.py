@@ -119,3 +119,53 @@ def test_invisible_lines_paragraphs_and_fields_are_named(tmp_path):
     jsonl.write_text('{"text": "ok"}\n{"text": ["\\u0000", "\\u200b"]}\n', encoding="utf-8")
     with pytest.raises(InputError, match=r"out.jsonl line 2: field 'text' has no visible characters"):
         read_texts(str(jsonl), "jsonl")
+
+
+# ------------------------------------------------------- issue 39: paragraph separators, non-regular files
+
+
+@pytest.mark.parametrize("separator", ["\n\n\n\n", "\n \n\t\n\n", "\n\u00a0\n", "\n\u3000\u00a0 \n", "\r\n\u2007\r\n"])
+def test_any_run_of_blank_lines_separates_paragraphs(tmp_path, separator):
+    """Several blank lines were refused as an empty paragraph; a line holding only a no-break space merged two."""
+    path = tmp_path / "in.txt"
+    path.write_text(f"First text.\nStill first.{separator}Second text.\n", encoding="utf-8", newline="")
+    texts = read_texts(str(path), "paragraphs")
+    assert [t.text for t in texts] == ["First text.\nStill first.", "Second text."]
+    assert [t.label.split("/")[-1] for t in texts] == ["in.txt:paragraph1", "in.txt:paragraph2"]
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/null"])
+def test_a_device_is_refused_before_reading(device):
+    with pytest.raises(InputError, match=f"{device} is not a regular file"):
+        read_texts(device)
+
+
+def test_a_named_pipe_is_read_like_process_substitution(tmp_path):
+    """``compare <(jq ...) <(jq ...)`` hands the command FIFOs: they are read until the writer closes them."""
+    import os
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+
+    def write() -> None:
+        with open(fifo, "w", encoding="utf-8") as pipe:
+            pipe.write("One text.\nAnother text.\n")
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    texts = read_texts(str(fifo), "lines")
+    writer.join()
+    assert [t.text for t in texts] == ["One text.", "Another text."]
+
+
+def test_an_input_over_the_size_limit_is_refused(tmp_path, monkeypatch):
+    from coherence_metric import inputs
+
+    monkeypatch.setattr(inputs, "MAX_INPUT_BYTES", 100)
+    path = tmp_path / "big.txt"
+    path.write_text("A text. " * 20, encoding="utf-8")
+    with pytest.raises(InputError, match=r"big.txt is larger than 100 bytes"):
+        read_texts(str(path))
+    path.write_text("A text. " * 12, encoding="utf-8")  # 96 bytes: fine
+    assert len(read_texts(str(path))) == 1

@@ -71,3 +71,30 @@ def test_score_sets_fills_the_cache_that_significance_reads(bert_checkpoint: Pat
     assert "'A - B': 0.0" in printed and "'pairs': 100" in printed, printed
     with pytest.raises(SystemExit, match="no cached full-set scores of @nothing"):
         significance.main([PROBE, "@nothing", needle])
+
+
+class _RunsCode:
+    """A pickle that runs code when loaded (a file dropped in a downloaded run folder)."""
+
+    def __init__(self, marker: Path) -> None:
+        self.marker = marker
+
+    def __reduce__(self):
+        return (Path.write_text, (self.marker, "ran"))
+
+
+def test_dev_kinds_reads_run_files_without_running_code(tmp_path: Path) -> None:
+    """``experiments/insted/dev_kinds.py`` loaded a run's state.pt with ``weights_only=False`` (issue 39 item 30)."""
+    import torch
+
+    from coherence_metric.errors import InputError
+    from experiments.insted import dev_kinds
+
+    marker = tmp_path / "ran.txt"
+    torch.save({"recipe": {"data": {}}, "payload": _RunsCode(marker)}, tmp_path / "state.pt")
+    with pytest.raises(InputError, match="state.pt: cannot resume from this file"):
+        dev_kinds.main(str(tmp_path))
+    assert not marker.exists()
+    offenders = [str(path.relative_to(REPO_DIR)) for folder in ("experiments", "research", "benchmarks")
+                 for path in (REPO_DIR / folder).rglob("*.py") if "weights_only=False" in path.read_text("utf-8")]
+    assert offenders == []

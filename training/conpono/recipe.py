@@ -20,6 +20,7 @@ from coherence_metric.research.splits import held_out_documents
 
 from ..config import build_family_recipe, read_recipe_mapping
 from ..loop import LoopConfig, ObjectiveLoop
+from ..resume import seed_random_states
 from .examples import ExampleSettings, Paragraph, paragraphs_of
 from .inputs import ENCODINGS
 from .model import POOLINGS, ConponoModel, load_backbone
@@ -181,6 +182,7 @@ def _device(name: str) -> Any:
 def prepare(path: Path, overrides: Dict[str, Any]) -> Tuple[ConponoRecipe, ConponoObjective]:
     """Read a recipe file (with dotted overrides) and build its objective."""
     recipe = recipe_from_mapping(read_recipe_mapping(path, overrides), str(path))
+    seed_random_states(recipe.loop.seed)  # before the model is built: its initial weights follow the seed
     return recipe, build_objective(recipe, Path(path).stem)
 
 

@@ -16,6 +16,7 @@ from typing import Any, Dict, Tuple
 
 from ..config import build_family_recipe, read_recipe_mapping
 from ..loop import LoopConfig, ObjectiveLoop
+from ..resume import seed_random_states
 from ..wordvec import WordVectors
 from .data import load_examples
 from .objective import DiscoEvalObjective
@@ -69,6 +70,7 @@ def run_recipe(path: Path, overrides: Dict[str, Any], progress: bool) -> Dict[st
         ObjectiveLoop.run()'s result: steps, best, select, seconds, output_dir, stopped_early.
     """
     recipe = recipe_from_mapping(read_recipe_mapping(Path(path), overrides), str(path))
+    seed_random_states(recipe.loop.seed)  # before the model is built: its initial weights follow the seed
     objective, summary = build_objective(recipe)
     output = Path(recipe.loop.output_dir)
     output.mkdir(parents=True, exist_ok=True)

@@ -17,6 +17,7 @@ from coherence_metric.errors import InputError
 
 from ..config import build_family_recipe, read_recipe_mapping
 from ..loop import LoopConfig, ObjectiveLoop
+from ..resume import seed_random_states
 from ..wordvec import DEFAULT_WORD_VECTORS, WordVectors
 from .data import SentenceStream, split_documents
 from .discriminative import DiscriminativeObjective
@@ -139,6 +140,7 @@ def run_recipe(path: Path, overrides: Dict[str, Any], progress: bool) -> Dict[st
     """Train a ``family: multiview`` recipe file; returns :meth:`coherence_metric.training.loop.ObjectiveLoop.run`'s
     numbers."""
     recipe = recipe_from_mapping(read_recipe_mapping(Path(path), overrides), str(path))
+    seed_random_states(recipe.loop.seed)  # before the model is built: its initial weights follow the seed
     objective = build_objective(recipe)
     return ObjectiveLoop(objective, recipe.loop, recipe=asdict(recipe), progress=progress).run()
 

@@ -22,7 +22,15 @@ from coherence_metric.sentence_scorer import SentenceLevelScorer, SentenceScorer
 from ..config import build_family_recipe, read_recipe_mapping
 from ..evaluation import dev_result
 from ..resume import check_same_recipe
-from ..state_files import read_state, recover_directory, replace_directory, save_atomically, write_text_atomically
+from ..run_log import cut_log_after_step, log_line
+from ..state_files import (
+    read_state,
+    recover_directory,
+    remove_unfinished_files,
+    replace_directory,
+    save_atomically,
+    write_text_atomically,
+)
 from .fit import choose_weight, folded, term_scores, train_epoch
 from .groups import EmbeddedGroups, cache_key, embedded_groups, load_items, sample_groups
 
@@ -189,9 +197,10 @@ class SentenceScorerRun:
         return [known[key] for key in keys]
 
     def log(self, record: Dict[str, Any]) -> None:
-        logger.info(json.dumps(record))
+        line = log_line(record)  # strict JSON: NaN is written as null
+        logger.info(line.rstrip("\n"))
         with open(self.out / LOG_FILE, "a", encoding="utf-8") as handle:
-            handle.write(json.dumps(record) + "\n")
+            handle.write(line)
 
     def run(self) -> Dict[str, Any]:
         """Train to ``train.epochs`` (resuming), choose the weight, write ``output_dir/checkpoint``."""
@@ -205,12 +214,14 @@ class SentenceScorerRun:
         optimizer = torch.optim.AdamW(module.parameters(), lr=train.lr, weight_decay=train.weight_decay)
         state: Dict[str, Any] = {"epoch": 0, "best": None}
         state_path = self.out / STATE_FILE
+        remove_unfinished_files(state_path)  # a SIGKILL mid-write leaves <name>.tmp-<pid>
         if state_path.is_file():
             state = read_state(state_path, keys=("recipe", "module", "optimizer", "epoch", "best"))
             check_same_recipe(state_path, state["recipe"], asdict(recipe), RESUMABLE_CHANGES)
             module.load_state_dict(state["module"])
             optimizer.load_state_dict(state["optimizer"])
             logger.info("sentence scorer: resuming after epoch %d", state["epoch"])
+            cut_log_after_step(self.out / LOG_FILE, state["epoch"], key="epoch")  # epochs after it run again
         for epoch in range(state["epoch"] + 1, train.epochs + 1):
             loss = train_epoch(module, optimizer, groups["train"], train.batch_groups, train.grad_clip,
                                seed=train.seed * 1000 + epoch)

@@ -1,13 +1,14 @@
 """coherence-metric as a Hugging Face ``evaluate`` metric: ``evaluate.load(path_to_this_folder)``.
 
-The path is ``coherence_metric.integrations.hf_evaluate.MODULE_PATH``. The description, features and computation
-live in that module; this script only declares the ``evaluate.Metric`` subclass evaluate looks for.
+The path is ``coherence_metric.integrations.hf_evaluate.MODULE_PATH``. The description, features, input checks and
+computation live in that module; this script only declares the ``evaluate.Metric`` subclass evaluate looks for.
 """
 
-from typing import Any, Dict
+from typing import Any, Dict, Optional
 
 import evaluate
 
+from coherence_metric.errors import InputError
 from coherence_metric.integrations import hf_evaluate
 
 
@@ -23,6 +24,37 @@ class Coherence(evaluate.Metric):
             features=hf_evaluate.features(),
             homepage="https://aclanthology.org/2022.acl-long.418/",
         )
+
+    def _ledger(self) -> hf_evaluate.PredictionLedger:
+        if not hasattr(self, "_prediction_ledger"):
+            self._prediction_ledger = hf_evaluate.PredictionLedger()
+        return self._prediction_ledger
+
+    def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
+        """Check every text of the batch (evaluate checks the first only), then let evaluate write it."""
+        hf_evaluate.warn_if_references(references)
+        kind = self._ledger().check(predictions)
+        super().add_batch(predictions=predictions, **kwargs)
+        self._ledger().record(predictions, kind)
+
+    def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
+        """Check one text, then let evaluate write it."""
+        hf_evaluate.warn_if_references(reference)
+        kind = self._ledger().check([prediction])
+        super().add(prediction=prediction, **kwargs)
+        self._ledger().record([prediction], kind)
+
+    def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> Optional[Dict[str, Any]]:
+        """Score what was added (and ``predictions``); ``references`` are ignored, with one warning."""
+        hf_evaluate.warn_if_references(references)
+        ledger = self._ledger()
+        if predictions is None and ledger.count == 0:
+            raise InputError("no predictions: pass predictions=[...] or call add_batch/add before compute")
+        try:
+            return super().compute(predictions=predictions, **kwargs)
+        finally:
+            if self.writer is None:  # evaluate consumed the texts (or had none): the next compute starts afresh
+                ledger.reset()
 
     def _compute(self, predictions: Any, **settings: Any) -> Dict[str, Any]:
         return hf_evaluate.compute(list(predictions), **settings)

@@ -1,0 +1,83 @@
+"""Where each text came from, as the CLI shows it: labels that cannot break a TSV row or a text line, errors that
+name ``file:line`` instead of a position, and one file given twice caught however it is spelled."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from typing import Iterator, List, Sequence
+
+from ..errors import InputError
+from ..inputs import STDIN
+
+STDIN_LABEL = "<stdin>"
+_ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_TO_ESCAPE = re.compile(r"[\\\t\n\r]")
+_TEXT_POSITION = re.compile(r"\btext (\d+)\b")
+
+
+def escape_label(label: str) -> str:
+    """``label`` with backslash, tab, newline and carriage return written as ``\\\\``, ``\\t``, ``\\n``, ``\\r`` (the
+    escapes of PostgreSQL's text format): a file named ``a<TAB>b<NEWLINE>fake<TAB>9.9`` injected a row into the TSV
+    output and a line into the text output."""
+    return _TO_ESCAPE.sub(lambda match: _ESCAPES[match.group()], label)
+
+
+def one_line(message: str) -> str:
+    """``message`` with its line breaks written as ``\\n`` and ``\\r``: an error naming a file whose name holds a
+    newline is still one line on stderr."""
+    return message.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def display_name(path: str) -> str:
+    """The name a file argument is shown under (stdin as ``<stdin>``)."""
+    return STDIN_LABEL if path == STDIN else path
+
+
+def _identity(path: str) -> str:
+    """What makes two arguments one input: stdin, or the file they resolve to (``a.txt``, ``./a.txt``, an absolute
+    path and a symlink to it are one file)."""
+    return STDIN if path == STDIN else os.path.realpath(path)
+
+
+def refuse_repeated_files(paths: Sequence[str], allow_same_file: bool = False) -> None:
+    """Refuse stdin given twice (it can be read once; the second read found it empty), and, unless
+    ``allow_same_file``, one file given twice under any spelling (it counted as two systems).
+
+    Raises:
+        InputError: naming both spellings.
+    """
+    seen: dict = {}
+    for path in paths:
+        identity = _identity(path)
+        if identity in seen:
+            if path == STDIN:
+                raise InputError(f"{STDIN_LABEL} is given twice: stdin can be read once; save one side to a file")
+            if not allow_same_file:
+                first = seen[identity]
+                which = f"{first} is given twice" if first == path else f"{first} and {path} are the same file"
+                raise InputError(f"{which}: name each system's file once")
+        seen.setdefault(identity, path)
+
+
+def name_positions(message: str, labels: List[str]) -> str:
+    """``message`` with each ``text N`` replaced by the label of text N (``file:line``)."""
+    def label(match: "re.Match[str]") -> str:
+        position = int(match.group(1))
+        return escape_label(labels[position]) if position < len(labels) else match.group()
+
+    return _TEXT_POSITION.sub(label, message)
+
+
+@contextlib.contextmanager
+def errors_named_by_label(labels: List[str]) -> Iterator[None]:
+    """Re-raise the scorer's InputErrors with ``text N`` replaced by the label of text N (``file:line``), as the
+    reader's own errors name them; the scorer only knows positions in the list it was given."""
+    try:
+        yield
+    except InputError as error:
+        message = name_positions(str(error), labels)
+        if message == str(error):
+            raise
+        raise InputError(message) from None
