@@ -12,7 +12,7 @@ from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED
 from ..errors import InputError
 from ..significance import DEFAULT_TRIALS, MAX_TRIALS
 from . import cli
-from .compare_systems import _labels
+from .labels import display_name, refuse_repeated_files
 from .options import build_scorer, model_options, read_all
 
 _PAIRED_FORMATS = ("lines", "paragraphs", "jsonl")
@@ -20,7 +20,8 @@ _PAIRED_FORMATS = ("lines", "paragraphs", "jsonl")
 
 def _read_systems(files: List[str], input_format: str, field: str) -> Tuple[Dict[str, List[Any]], List[str]]:
     """Each file's texts by system name (its path), and the first file's labels; line counts must agree."""
-    names = _labels(files)
+    refuse_repeated_files(files)
+    names = [display_name(path) for path in files]
     inputs = {name: read_all([path], input_format, field) for name, path in zip(names, files)}
     counts = {name: len(items) for name, items in inputs.items()}
     if len(set(counts.values())) != 1:
