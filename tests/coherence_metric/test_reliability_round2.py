@@ -126,17 +126,17 @@ def test_cli_compare_of_one_line_files_is_one_line(runner, tmp_path, bert_checkp
 def test_a_lone_surrogate_is_refused_before_the_model_loads():
     """The model named does not exist, so an error about the text proves the text was checked first."""
     with pytest.raises(InputError, match=r"text 1 holds a lone surrogate \(U\+D800 at character 3\)"):
-        score_function(["fine", "abc\ud800"], model="no/such-model-here")
+        score_function(["fine", "abc\ud800"], model="/no/such/checkpoint")
     with pytest.raises(InputError, match="text 0, sentence 1 holds a lone surrogate"):
-        compare_function([["One.", "Two \udfff."], "x"], ["y", "z"], model="no/such-model-here")
+        compare_function([["One.", "Two \udfff."], "x"], ["y", "z"], model="/no/such/checkpoint")
     with pytest.raises(ModelNotFoundError):
-        score_function(["fine"], model="no/such-model-here")
+        score_function(["fine"], model="/no/such/checkpoint")
 
 
 def test_a_lone_surrogate_in_jsonl_is_one_line_naming_the_line(runner, tmp_path, tiny_scorer):
     path = tmp_path / "outputs.jsonl"
     path.write_text('{"text": "fine"}\n{"text": "bad \\ud800 text"}\n', encoding="utf-8")
-    result = runner.invoke(cli, ["score", str(path), "-i", "jsonl", "--model", "no/such-model-here"])
+    result = runner.invoke(cli, ["score", str(path), "-i", "jsonl", "--model", "/no/such/checkpoint"])
     assert_one_line_error(result, f"{path} line 2", "lone surrogate")
     with pytest.raises(InputError, match="lone surrogate"):
         tiny_scorer.score(["bad \ud800 text"])
