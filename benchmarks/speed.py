@@ -349,14 +349,15 @@ class ForwardOnly:
     batches of the texts (the scorer's own plan), in ``dtype``; calling it runs every batch once."""
 
     def __init__(self, scorer: Any, texts: list[str], dtype: str) -> None:
-        from coherence_metric.batching import plan_batches
+        from coherence_metric.batching import pad_batch, plan_batches
 
         self.scorer = scorer
         self.dtype = dtype
         self.n_texts = len(texts)
         ids = scorer.tokenizer(texts, truncation=True, max_length=scorer.max_length)["input_ids"]
-        batches = plan_batches([len(sequence) for sequence in ids], scorer.max_tokens_per_batch, scorer.batch_size)
-        self.padded = [scorer.tokenizer.pad({"input_ids": [ids[index] for index in batch]}, return_tensors="pt")
+        batches = plan_batches([len(sequence) for sequence in ids], scorer.max_tokens_per_batch, scorer.batch_size,
+                               limit=scorer.max_length)
+        self.padded = [pad_batch(scorer.tokenizer, [ids[index] for index in batch], limit=scorer.max_length)
                        for batch in batches]
 
     def run(self, padded: Sequence[Any]) -> None:

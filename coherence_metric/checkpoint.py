@@ -47,6 +47,7 @@ from .checkpoint_config import (
 )
 from .errors import CheckpointError, InputError
 from .model import CoherenceModel
+from .pretrained import load_encoder, load_tokenizer
 from .quiet import quiet_transformers
 from .sentence_scorer import TENSOR_PREFIX as SENTENCE_SCORER_PREFIX
 from .sentence_scorer import SentenceLevelScorer, SentenceScorerShape
@@ -388,9 +389,7 @@ def _load_head(path: Path, tensors: Dict[str, torch.Tensor], hidden_size: int) -
 
 
 def _apply_delta(backbone: nn.Module, path: Path) -> None:
-    from safetensors.torch import load_file
-
-    delta = load_file(str(path))
+    delta = _read_tensors(path)
     state = backbone.state_dict()
     unknown = sorted(set(delta) - set(state))
     if unknown:
@@ -403,32 +402,14 @@ def _apply_delta(backbone: nn.Module, path: Path) -> None:
             state[name].copy_(tensor.to(state[name].dtype))
 
 
-def _load_pretrained(folder: Path) -> nn.Module:
-    from transformers import AutoModel
-
-    try:
-        return AutoModel.from_pretrained(str(folder))
-    except (OSError, ValueError) as error:
-        raise CheckpointError(f"cannot load backbone weights from {folder}: {error}".splitlines()[0]) from None
-
-
-def _load_tokenizer(folder: Path) -> Any:
-    from transformers import AutoTokenizer
-
-    try:
-        return AutoTokenizer.from_pretrained(str(folder))
-    except (OSError, ValueError) as error:
-        raise CheckpointError(f"cannot load a tokenizer from {folder}: {error}".splitlines()[0]) from None
-
-
 def _build_backbone(config: CheckpointConfig, source: Path) -> Tuple[nn.Module, Any]:
     """The checkpoint's backbone with its weights in place (full, base + adapter, or base + delta)."""
     if config.flavour == "full":
-        backbone = _load_pretrained(source / BACKBONE_DIR)
+        backbone = load_encoder(source / BACKBONE_DIR)
         tokenizer_source = source / BACKBONE_DIR
     else:
-        base_folder = resolve_backbone_folder(config.backbone, base_folder=source)
-        backbone = _load_pretrained(base_folder)
+        base_folder = resolve_backbone_folder(config.backbone, checkpoint=source, listed=config.files)
+        backbone = load_encoder(base_folder)
         tokenizer_source = base_folder
         if config.flavour == "adapter":
             try:
@@ -443,7 +424,7 @@ def _build_backbone(config: CheckpointConfig, source: Path) -> Tuple[nn.Module, 
             _apply_delta(backbone, source / DELTA_FILE)
     if (source / TOKENIZER_DIR).is_dir():
         tokenizer_source = source / TOKENIZER_DIR
-    tokenizer = _load_tokenizer(tokenizer_source)
+    tokenizer = load_tokenizer(tokenizer_source)
 
     return backbone, tokenizer
 

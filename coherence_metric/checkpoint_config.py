@@ -45,6 +45,13 @@ FINGERPRINT_SCHEME = 2
 SCORING_FIELDS = ("flavour", "backbone", "pooling", "max_length", "hidden_size", "sentence_scorer", "files")
 """The config fields a loader reads to build the model. ``training``, ``library_versions`` and ``format_version``
 are a record no loader reads, so they stay out of the fingerprint."""
+CODE_SUFFIXES = (".py", ".pyc", ".pyo", ".pyd", ".so")
+"""Files a checkpoint never holds: transformers imports a folder's Python modules when a config names them."""
+PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle", ".joblib", ".h5", ".msgpack", ".npy", ".npz")
+"""Weight formats a checkpoint never holds: pickles (``pytorch_model.bin``) and other frameworks' files. Weights are
+safetensors, which hold tensors and nothing that runs."""
+CUSTOM_CODE_KEY = "auto_map"
+"""The key by which a transformers ``config.json`` or ``tokenizer_config.json`` names code to import."""
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _HASH_CHUNK = 1 << 20
 
@@ -261,7 +268,7 @@ def _backbone_spec(value: Any, path: Path) -> BackboneSpec:
                         model_type=_optional_string(value, "model_type", path) or "", weights_sha256=digest)
 
 
-def _is_relative_inside(name: str) -> bool:
+def is_relative_inside(name: str) -> bool:
     """True for a POSIX path that stays inside the folder it is joined to: relative, no ``..``, ``.`` or empty
     parts, no backslash, drive or control character (``../../etc/passwd`` and ``/etc/passwd`` are refused)."""
     return (
@@ -280,7 +287,7 @@ def _file_hashes(value: Any, path: Path) -> Dict[str, str]:
     if not value:
         raise CheckpointError(f"{path} is corrupt: it records no file hashes")
     for name, digest in value.items():
-        if not _is_relative_inside(name):
+        if not is_relative_inside(name):
             raise CheckpointError(f"{path} is corrupt: files lists {_shown(name)}, which is not a relative path "
                                   "inside the checkpoint")
         if not _is_sha256(digest):
@@ -305,6 +312,9 @@ def verify_checkpoint_files(folder: Path, config: CheckpointConfig, hashes: bool
     for name in [CONFIG_NAME, *sorted(config.files)]:
         _check_inside(root, name, roots)
     present = _loaded_files(root, roots)
+    problem = custom_code_problem(root, sorted(set(present) | set(config.files) | set(files_under(root))))
+    if problem:
+        raise CheckpointError(f"checkpoint {root} is refused: {problem}")
     unlisted = [name for name in present if name not in config.files]
     if unlisted:
         raise CheckpointError(f"checkpoint {root} is refused: {unlisted[0]} is not listed in its {CONFIG_NAME}'s "
@@ -314,19 +324,62 @@ def verify_checkpoint_files(folder: Path, config: CheckpointConfig, hashes: bool
         _check_hashes(root, config)
 
 
+def files_under(root: Path) -> List[str]:
+    """Every file name under ``root`` (relative, POSIX), without following folder links (a link loop ends)."""
+    names: List[str] = []
+    for directory, _, files in os.walk(root):
+        relative = Path(directory).relative_to(root)
+        names.extend((relative / name).as_posix() for name in files)
+    return names
+
+
+def custom_code_problem(folder: Path, names: Optional[List[str]] = None, pickles: bool = True) -> Optional[str]:
+    """Why transformers could run code or unpickle data from ``folder``, or None.
+
+    A checkpoint, or a backbone folder under one, must never run code: it may not hold Python files
+    (``tokenization_x.py``), and no JSON file in it may carry ``auto_map``, the key by which transformers imports a
+    folder's modules; with ``pickles`` (checkpoints) it may not hold pickled or other non-safetensors weights
+    (``pytorch_model.bin``) either. A pretrained backbone folder is checked without ``pickles``: Hub downloads often
+    carry a ``pytorch_model.bin`` beside ``model.safetensors``, and only the latter is ever read. ``names`` are the
+    files to look at, relative to ``folder`` (default: every file under it).
+    """
+    root = Path(folder)
+    for name in sorted(names if names is not None else files_under(root)):
+        lowered = name.lower()
+        if lowered.endswith(CODE_SUFFIXES):
+            return f"it holds code ({name}); a checkpoint never runs code"
+        if pickles and lowered.endswith(PICKLE_SUFFIXES):
+            return f"it holds {name}, weights that are not safetensors (a pickle can run code): save as safetensors"
+        if lowered.endswith(".json") and (root / name).is_file() and _names_custom_code(root / name):
+            return f"{name} names custom code ({CUSTOM_CODE_KEY}); a checkpoint never runs code"
+    return None
+
+
+def _names_custom_code(path: Path) -> bool:
+    """Whether a JSON file is an object carrying ``auto_map`` (unreadable JSON is left to the loaders' checks)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return isinstance(data, dict) and CUSTOM_CODE_KEY in data
+
+
 def _allowed_roots(folder: Path) -> Tuple[Path, ...]:
     """Where a checkpoint's files may really be: inside its folder and, for a Hugging Face cache snapshot
     (``models--org--name/snapshots/<commit>/``, whose entries link to ``../../blobs/<hash>``), its repo's blobs."""
     real = folder.resolve()
     repo = real.parent.parent
-    if real.parent.name == "snapshots" and repo.name.startswith("models--") and (repo / "blobs").is_dir():
-        return real, (repo / "blobs").resolve()
+    blobs = repo / "blobs"
+    # blobs/ must be a real folder of the repo: a blobs link (to "/", say) would let every link lead anywhere.
+    if (real.parent.name == "snapshots" and repo.name.startswith("models--") and blobs.is_dir()
+            and not blobs.is_symlink() and blobs.resolve().parent == repo):
+        return real, blobs.resolve()
     return (real,)
 
 
 def _check_inside(root: Path, name: str, roots: Tuple[Path, ...]) -> None:
     """Refuse ``name`` when it is not a plain relative path or a symlink on its way leads out of ``roots``."""
-    if not _is_relative_inside(name):
+    if not is_relative_inside(name):
         raise CheckpointError(f"checkpoint {root} is refused: {name!r} is not a relative path inside the checkpoint")
     try:
         real = (root / name).resolve()

@@ -24,3 +24,7 @@ class CheckpointError(CoherenceMetricError):
 
 class NetworkError(CoherenceMetricError, ConnectionError):
     """The Hugging Face Hub could not be reached (offline, firewalled, or HF_HUB_OFFLINE set)."""
+
+
+class NonFiniteScoreError(CoherenceMetricError, ArithmeticError):
+    """The model gave a text a NaN or infinite score (damaged weights, or an overflow in fp16): never reported."""

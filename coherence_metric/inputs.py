@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import BinaryIO, List, Union
 
 from .errors import InputError
-from .texts import INVISIBLE, has_visible_characters
+from .texts import INVISIBLE, has_visible_characters, lone_surrogate
 
 INPUT_FORMATS = ("doc", "lines", "paragraphs", "jsonl")
 STDIN = "-"
@@ -95,6 +95,9 @@ def jsonl_texts(content: str, name: str, field: str) -> List[InputText]:
         is_sentences = isinstance(value, list) and all(isinstance(item, str) for item in value)
         if not isinstance(value, str) and not is_sentences:
             raise InputError(f"{name} line {number}: field {field!r} must be a string or a list of strings")
+        surrogate = lone_surrogate(value if isinstance(value, str) else "".join(value))
+        if surrogate:  # a JSON "\ud800" escape: refused here, before any model loads
+            raise InputError(f"{name} line {number}: field {field!r} holds {surrogate}, which is not valid Unicode")
         if not (value.strip() if isinstance(value, str) else any(item.strip() for item in value)):
             raise InputError(f"{name} line {number}: field {field!r} is empty")
         if not has_visible_characters(value if isinstance(value, str) else " ".join(value)):

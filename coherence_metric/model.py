@@ -152,7 +152,9 @@ class CoherenceModel(nn.Module):
 
         folder = Path(name_or_path).expanduser()
         with quiet_transformers():
-            backbone = AutoModel.from_pretrained(str(name_or_path), revision=revision)
+            # No code from the folder, and float32 weights whatever its config.json says (transformers 5 follows it).
+            backbone = AutoModel.from_pretrained(str(name_or_path), revision=revision, trust_remote_code=False,
+                                                 dtype=torch.float32)
         weights = folder / "model.safetensors"
         spec = BackboneSpec(
             name_or_path=str(name_or_path),

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
 from .checkpoint_config import CONFIG_NAME
-from .errors import CheckpointError, ModelNotFoundError
+from .errors import CheckpointError, InputError, ModelNotFoundError
 from .hub import download_snapshot, is_hub_repo_id
 
 DEFAULT_MODEL = "default"
@@ -118,14 +118,19 @@ def _known_names(packaged: List[str], aliases: Dict[str, str]) -> str:
 
 def _resolve_folder(folder: str, revision: Optional[str]) -> ResolvedModel:
     """A ``Path`` given as the model: a checkpoint folder or an error, never an alias, packaged name or Hub id."""
-    if revision is not None:
-        raise ModelNotFoundError(f"revision={revision!r} is for Hub repo ids; {folder} is a local folder")
+    _refuse_revision(revision, f"{folder} is a local folder")
     path = Path(folder).expanduser()
     if not path.is_dir():
         raise ModelNotFoundError(f"no checkpoint folder at {folder}")
     if not (path / CONFIG_NAME).is_file():
         raise CheckpointError(f"{folder} is not a coherence-metric checkpoint: it has no {CONFIG_NAME}")
     return ResolvedModel(path.resolve(), f"local:{path.resolve().name}", "local")
+
+
+def _refuse_revision(revision: Optional[str], what: str) -> None:
+    """A revision names a Hub commit; for any other model it would be silently ignored, so it is refused."""
+    if revision is not None:
+        raise InputError(f"revision {revision!r} applies to Hub repo ids only, but {what}: drop the revision")
 
 
 def resolve_model(model: Union[str, "os.PathLike[str]"], revision: Optional[str] = None,
@@ -142,6 +147,7 @@ def resolve_model(model: Union[str, "os.PathLike[str]"], revision: Optional[str]
         local_files_only: never use the network (``HF_HUB_OFFLINE=1`` does the same).
 
     Raises:
+        InputError: a ``revision`` with a packaged checkpoint or a local folder.
         ModelNotFoundError: the argument names nothing that exists (or the default has not shipped yet).
         CheckpointError: a folder exists but is not a checkpoint, or the package's ``aliases.json`` is broken.
         NetworkError: a Hub id could not be fetched.
@@ -161,12 +167,14 @@ def resolve_model(model: Union[str, "os.PathLike[str]"], revision: Optional[str]
         )
     name = aliases.get(model, model)
     if name in packaged:
+        _refuse_revision(revision, f"{model!r} is a checkpoint shipped in the package")
         return ResolvedModel(PACKAGED_CHECKPOINTS_DIR / name, name, "package")
 
     path = Path(model).expanduser()
     if path.is_dir():
         if not (path / CONFIG_NAME).is_file():
             raise CheckpointError(f"{model} is not a coherence-metric checkpoint: it has no {CONFIG_NAME}")
+        _refuse_revision(revision, f"{model} is a local folder")
         return ResolvedModel(path.resolve(), f"local:{path.resolve().name}", "local")
     if path.exists():
         raise ModelNotFoundError(f"model {model!r} is a file; a checkpoint is a folder holding {CONFIG_NAME}")

@@ -3,26 +3,29 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field, replace
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from .bootstrap import CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, check_bootstrap_settings, check_confidence
+from .errors import InputError
 from .signature import Signature
+from .significance import mean_interval
+from .ties import TIE_TOLERANCE, tie_tolerance, winner
 
-TIE_TOLERANCE = 1e-5
-"""Scores this close (``|a - b| <= TIE_TOLERANCE``) are a tie: winner, per-pair winners, win rate, bootstrap.
-
-The same text scores differently by float noise (about 1e-8 to 1e-6 in fp32) depending on which texts share its
-batch, so a strict ``>`` let noise pick a winner of a text against itself. 1e-5 is the bound README promises for
-batch invariance."""
+__all__ = ["TIE_TOLERANCE", "CompareResult", "ScoreResult", "check_finite"]
 
 
-def _winner(score_a: float, score_b: float) -> str:
-    """``"a"``, ``"b"``, or ``"tie"`` when the scores are within TIE_TOLERANCE."""
-    if score_a - score_b > TIE_TOLERANCE:
-        return "a"
-    if score_b - score_a > TIE_TOLERANCE:
-        return "b"
-    return "tie"
+def check_finite(scores: Sequence[float], what: str) -> None:
+    """Refuse NaN and infinite scores: a mean, a winner or a p-value computed from them is a wrong number
+    (NaN compares as neither higher nor lower, so it read as a tie, and JSON gained a bare ``NaN``).
+
+    Raises:
+        InputError: naming ``what`` and the position of the first non-finite score.
+    """
+    for position, value in enumerate(scores):
+        if not math.isfinite(value):
+            raise InputError(f"{what} {position} is {value}: scores must be finite numbers")
 
 
 @dataclass
@@ -53,18 +56,24 @@ class ScoreResult:
     confidence: Optional[float] = None
     transitions: Optional[List[List[float]]] = None
 
+    def __post_init__(self) -> None:
+        check_finite(self.scores, "score")
+
     @property
     def system_score(self) -> float:
         """Mean score over the texts (a system-level number when the texts are one system's outputs)."""
         return sum(self.scores) / len(self.scores)
 
-    def with_system_score_interval(self, resamples: int = 1000, seed: int = 12345,
-                                   confidence: float = 0.95) -> "ScoreResult":
+    def with_system_score_interval(self, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+                                   confidence: float = CONFIDENCE) -> "ScoreResult":
         """A copy with a seeded bootstrap interval of the system score (texts resampled with replacement); the
         signature names the resample count and seed. One score alone says nothing about its spread; this does.
-        (The defaults are ``coherence_metric.bootstrap``'s, written out: that module imports this one.)"""
-        from .significance import mean_interval
 
+        Raises:
+            InputError: fewer than 2 scores, or ``resamples``, ``seed`` or ``confidence`` out of range (named).
+        """
+        resamples, seed = check_bootstrap_settings(resamples, seed)
+        confidence = check_confidence(confidence)
         return replace(self, system_score_interval=mean_interval(self.scores, resamples, seed, confidence),
                        confidence=confidence, signature=self.signature.with_bootstrap(resamples, seed))
 
@@ -96,7 +105,8 @@ class CompareResult:
     For two single texts, ``winner`` and ``difference`` say which is more coherent and by how much.
     For two equal-length lists (two systems' outputs on the same inputs) there are per-pair results, the
     share of inputs where A wins, and paired-bootstrap 95% intervals for that share and for the mean
-    difference. Ties (scores within ``TIE_TOLERANCE``, 1e-5) are counted apart and are wins for neither side.
+    difference. Ties (scores within ``tie_tolerance``: 1e-5 in fp32, 1e-2 in bf16 and fp16, by the signature's
+    dtype; :mod:`coherence_metric.ties`) are counted apart and are wins for neither side.
     A paired comparison also carries two-sided p-values that A and B differ: paired bootstrap resampling and
     approximate randomization (:mod:`coherence_metric.significance`).
     """
@@ -114,7 +124,14 @@ class CompareResult:
     pair_winners: List[str] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.pair_winners = [_winner(a, b) for a, b in zip(self.scores_a, self.scores_b)]
+        check_finite(self.scores_a, "score of A")
+        check_finite(self.scores_b, "score of B")
+        self.pair_winners = [winner(a, b, self.tie_tolerance) for a, b in zip(self.scores_a, self.scores_b)]
+
+    @property
+    def tie_tolerance(self) -> float:
+        """Scores this close are a tie: the rounding noise of the signature's dtype (:mod:`coherence_metric.ties`)."""
+        return tie_tolerance(self.signature.dtype)
 
     @property
     def score_a(self) -> float:
@@ -133,27 +150,27 @@ class CompareResult:
 
     @property
     def winner(self) -> str:
-        """``"a"``, ``"b"`` or ``"tie"`` by the (mean) scores; a tie when they are within TIE_TOLERANCE."""
-        return _winner(self.score_a, self.score_b)
+        """``"a"``, ``"b"`` or ``"tie"`` by the (mean) scores; a tie when they are within ``tie_tolerance``."""
+        return winner(self.score_a, self.score_b, self.tie_tolerance)
 
     @property
     def wins_a(self) -> int:
-        """Inputs where A scores higher by more than TIE_TOLERANCE."""
+        """Inputs where A scores higher by more than ``tie_tolerance``."""
         return self.pair_winners.count("a")
 
     @property
     def wins_b(self) -> int:
-        """Inputs where B scores higher by more than TIE_TOLERANCE."""
+        """Inputs where B scores higher by more than ``tie_tolerance``."""
         return self.pair_winners.count("b")
 
     @property
     def ties(self) -> int:
-        """Inputs where the two scores are within TIE_TOLERANCE."""
+        """Inputs where the two scores are within ``tie_tolerance``."""
         return self.pair_winners.count("tie")
 
     @property
     def win_rate(self) -> float:
-        """Share of inputs where A wins (scores higher than B by more than TIE_TOLERANCE)."""
+        """Share of inputs where A wins (scores higher than B by more than ``tie_tolerance``)."""
         return self.wins_a / len(self.pair_winners)
 
     def to_dict(self) -> Dict[str, Any]:
@@ -163,6 +180,7 @@ class CompareResult:
             "score_b": self.score_b,
             "difference": self.difference,
             "winner": self.winner,
+            "tie_tolerance": self.tie_tolerance,
             "n_truncated": self.n_truncated,
             "signature": str(self.signature),
         }

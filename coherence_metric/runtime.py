@@ -36,6 +36,8 @@ DTYPE_ALIASES = {
     "half": "fp16",
 }
 DTYPE_CHOICES = ("auto", "fp32", "bf16", "fp16")
+#: Device types the scorer runs on; torch knows more (meta has no data, xpu and others are untested here).
+SUPPORTED_DEVICE_TYPES = ("cpu", "cuda", "mps")
 #: CPU flags (Linux ``/proc/cpuinfo``) that mean native bf16 matrix instructions.
 BF16_CPU_FLAGS = frozenset({"amx_bf16", "avx512_bf16"})
 _TORCH_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
@@ -50,6 +52,8 @@ def resolve_device(device: Optional[str]) -> torch.device:
         resolved = torch.device(device)
     except (RuntimeError, TypeError):
         raise InputError(f"unknown device {device!r}: use cpu, cuda, cuda:N or mps") from None
+    if resolved.type not in SUPPORTED_DEVICE_TYPES:  # meta, xpu, ...: torch names them, the scorer cannot run there
+        raise InputError(f"device {device!r} is not supported: use cpu, cuda, cuda:N or mps")
     if resolved.type == "cuda" and not torch.cuda.is_available():
         raise InputError(f"device {device!r} is not available: torch sees no CUDA GPU")
     if resolved.type == "mps" and not torch.backends.mps.is_available():

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import logging
+import math
 import os
 import threading
 import warnings
@@ -23,11 +24,11 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, 
 
 import torch
 
-from .batching import DEFAULT_MAX_TOKENS_PER_BATCH, plan_batches
-from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, check_bootstrap_settings, paired_bootstrap
+from .batching import DEFAULT_MAX_TOKENS_PER_BATCH, pad_batch, plan_batches
+from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, check_bootstrap_settings, check_sample_size, paired_bootstrap
 from .checkpoint import load_checkpoint
 from .containers import as_text_list
-from .errors import InputError
+from .errors import InputError, NonFiniteScoreError
 from .local_term import adjacent_pairs, group_by_owner, mix
 from .model import CoherenceModel
 from .profiling import DOCUMENT_PASS, SENTENCE_SPLIT, TOKENISE, WINDOWING, StageTimes, stage
@@ -39,6 +40,7 @@ from .sentence_pass import SentenceEmbedder, add_sentence_terms
 from .signature import Signature
 from .significance import DEFAULT_TRIALS, check_trials, paired_tests
 from .texts import Document, normalise_documents, sentences_of
+from .ties import tie_tolerance
 from .version import __version__
 from .windows import sentence_windows
 
@@ -223,8 +225,11 @@ class CoherenceScorer:
         if not isinstance(limit, int) or limit <= self.tokenizer.num_special_tokens_to_add() + 1:
             source = "" if max_length is not None else " (the checkpoint's max_length)"  # name the value at fault
             raise InputError(f"max_length must be an integer above the special-token count, got {limit!r}{source}")
-        positions = getattr(self.model.backbone.config, "max_position_embeddings", None)
-        if self.model.backbone_spec.model_type != "xlnet" and positions and limit > positions:
+        # The loaded backbone's own type, not the checkpoint config's model_type: that field is a record, and
+        # "xlnet" there switched this check off for a BERT, which then failed deep in torch on long texts.
+        backbone_config = self.model.backbone.config
+        positions = getattr(backbone_config, "max_position_embeddings", None)
+        if getattr(backbone_config, "model_type", "") != "xlnet" and positions and limit > positions:
             raise InputError(f"max_length {limit} exceeds the backbone's {positions} positions")
         return limit
 
@@ -277,6 +282,7 @@ class CoherenceScorer:
             transitions = group_by_owner(unit_scores[len(encoded.ids):], pairs.owners, len(joined))
             scores = mix(scores, transitions, float(local_weight))
         scores = self._add_sentence_terms(splits, scores)
+        self._refuse_non_finite(scores)
         if encoded.n_truncated:
             warnings.warn(
                 f"{encoded.n_truncated} of {len(joined)} texts were longer than max_length={self.max_length} "
@@ -308,12 +314,14 @@ class CoherenceScorer:
             a: a string, or a list (any ordered iterable, numpy array, pandas Series) of texts, each a string or
                 a list of sentences, for system A.
             b: the same shape as ``a``.
-            bootstrap_resamples: resamples of the paired bootstrap (paired comparisons only), 1 to 1,000,000.
+            bootstrap_resamples: resamples of the paired bootstrap (paired comparisons only, of at least 2 inputs),
+                1 to 1,000,000.
             seed: the bootstrap's seed, 0 to 2**63 - 1; it goes into the signature.
             randomization_trials: trials of the approximate randomization test (paired comparisons only), 1 to
                 1,000,000; it goes into the signature.
 
-        Scores within ``TIE_TOLERANCE`` (1e-5) of each other are a tie, per pair and for the winner. A paired
+        Scores within the dtype's tie tolerance (1e-5 in fp32, 1e-2 in bf16 and fp16; :mod:`coherence_metric.ties`)
+        of each other are a tie, per pair and for the winner. A paired
         comparison carries two-sided p-values that the systems differ (paired bootstrap and approximate
         randomization, :mod:`coherence_metric.significance`).
         """
@@ -322,8 +330,8 @@ class CoherenceScorer:
         paired = not isinstance(a, str)
         if paired and not (isinstance(a, Iterable) and isinstance(b, Iterable)):
             raise InputError(f"compare takes strings or lists of texts, got {type(a).__name__} and {type(b).__name__}")
-        check_bootstrap_settings(bootstrap_resamples, seed)
-        check_trials(randomization_trials)
+        bootstrap_resamples, seed = check_bootstrap_settings(bootstrap_resamples, seed)
+        randomization_trials = check_trials(randomization_trials)
         side_a: List[Any] = as_text_list(a) if paired else [a]
         side_b: List[Any] = as_text_list(b) if paired else [b]
         if len(side_a) != len(side_b):
@@ -331,12 +339,17 @@ class CoherenceScorer:
                 f"system A has {len(side_a)} texts and system B has {len(side_b)}: a paired comparison "
                 "needs the same number of texts, in the same input order"
             )
+        if paired:
+            check_sample_size(len(side_a))
         result = self.score(side_a + side_b)
         scores_a, scores_b = result.scores[: len(side_a)], result.scores[len(side_a):]
         if not paired:
             return CompareResult(scores_a, scores_b, result.signature, paired=False, n_truncated=result.n_truncated)
-        interval = paired_bootstrap(scores_a, scores_b, resamples=bootstrap_resamples, seed=seed)
-        tests = paired_tests(scores_a, scores_b, resamples=bootstrap_resamples, trials=randomization_trials, seed=seed)
+        tolerance = tie_tolerance(self.dtype)
+        interval = paired_bootstrap(scores_a, scores_b, resamples=bootstrap_resamples, seed=seed,
+                                    tie_tolerance=tolerance)
+        tests = paired_tests(scores_a, scores_b, resamples=bootstrap_resamples, trials=randomization_trials, seed=seed,
+                             tie_tolerance=tolerance)
         return CompareResult(
             scores_a,
             scores_b,
@@ -472,6 +485,14 @@ class CoherenceScorer:
                 ids[position] = sequence
         return _Encoded(ids, owners, len(over), 0)
 
+    def _refuse_non_finite(self, scores: List[float]) -> None:
+        """A NaN or infinite score is never reported: it would read as a tie, or as a bare ``NaN`` in JSON."""
+        for position, value in enumerate(scores):
+            if not math.isfinite(value):
+                raise NonFiniteScoreError(
+                    f"text {position} got a non-finite score ({value}) from {self.model_label} in {self.dtype}: the "
+                    "model's weights hold NaN/inf or the dtype overflowed (try dtype='fp32'); no result is reported")
+
     def _head(self, vectors: torch.Tensor) -> torch.Tensor:
         """The head on pooled vectors, outside autocast: in bf16 the score itself would be rounded to 8 significant
         bits (steps of 0.03 at |score| 4-8, more than all the encoder's bf16 rounding moves it)."""
@@ -482,17 +503,24 @@ class CoherenceScorer:
             return head(vectors.to(head.weight.dtype)).squeeze(-1).float()
 
     def _score_ids(self, ids: List[List[int]]) -> List[float]:
-        scores: List[float] = [0.0] * len(ids)
-        batches = plan_batches([len(sequence) for sequence in ids], self.max_tokens_per_batch, self.batch_size)
+        """One score per token sequence. Each distinct sequence is scored once and its score reused, and a batch
+        holds sequences of one padded length only (:mod:`coherence_metric.batching`), so a text's score does not
+        depend on the texts beside it: a text compared with itself is a tie in every dtype."""
+        distinct: Dict[Tuple[int, ...], int] = {}
+        for sequence in ids:
+            distinct.setdefault(tuple(sequence), len(distinct))
+        unique = list(distinct)
+        values: List[float] = [0.0] * len(unique)
+        batches = plan_batches([len(sequence) for sequence in unique], self.max_tokens_per_batch, self.batch_size,
+                               limit=self.max_length)
         with stage(self._stages, DOCUMENT_PASS), torch.inference_mode(), autocast_context(self.dtype, self.device):
             for batch in with_progress(batches, self.progress, DOCUMENTS, len(batches)):
-                padded = self.tokenizer.pad({"input_ids": [ids[index] for index in batch]}, return_tensors="pt")
+                padded = pad_batch(self.tokenizer, [unique[index] for index in batch], limit=self.max_length)
                 vectors = self.model.document_vectors(padded["input_ids"].to(self.device),
                                                       padded["attention_mask"].to(self.device))
-                values = self._head(vectors).cpu().tolist()
-                for index, value in zip(batch, values):
-                    scores[index] = float(value)
-        return scores
+                for index, value in zip(batch, self._head(vectors).cpu().tolist()):
+                    values[index] = float(value)
+        return [values[distinct[tuple(sequence)]] for sequence in ids]
 
 
 class _Splits:
@@ -597,7 +625,10 @@ def score(
     max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
     progress: bool = False,
 ) -> ScoreResult:
-    """Score texts with a cached ``CoherenceScorer`` of these settings; see ``CoherenceScorer.score``."""
+    """Score texts with a cached ``CoherenceScorer`` of these settings; see ``CoherenceScorer.score``. The texts are
+    checked before a model is loaded, so bad input fails at once."""
+    texts = as_text_list(texts)
+    normalise_documents(texts)
     scorer = get_scorer(model, device=device, dtype=dtype, batch_size=batch_size, max_length=max_length,
                         truncation=truncation, revision=revision, local_files_only=local_files_only,
                         max_tokens_per_batch=max_tokens_per_batch, progress=progress)
@@ -622,7 +653,12 @@ def compare(
     max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
     progress: bool = False,
 ) -> CompareResult:
-    """Compare with a cached ``CoherenceScorer`` of these settings; see ``CoherenceScorer.compare``."""
+    """Compare with a cached ``CoherenceScorer`` of these settings; see ``CoherenceScorer.compare``. Strings and
+    lists are checked before a model is loaded, so bad input fails at once."""
+    if isinstance(a, str) and isinstance(b, str):
+        normalise_documents([a, b])  # as CoherenceScorer.compare scores them: A is text 0, B text 1
+    elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        normalise_documents(as_text_list(a) + as_text_list(b))
     scorer = get_scorer(model, device=device, dtype=dtype, batch_size=batch_size, max_length=max_length,
                         truncation=truncation, revision=revision, local_files_only=local_files_only,
                         max_tokens_per_batch=max_tokens_per_batch, progress=progress)

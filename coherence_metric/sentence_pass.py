@@ -22,7 +22,7 @@ from typing import Any, List, Optional, Sequence, Tuple, Union
 
 import torch
 
-from .batching import DEFAULT_MAX_TOKENS_PER_BATCH, plan_batches
+from .batching import DEFAULT_MAX_TOKENS_PER_BATCH, pad_batch, plan_batches
 from .errors import InputError
 from .profiling import SENTENCE_PASS, TOKENISE, StageTimes, stage
 from .progress import SENTENCES, with_progress
@@ -68,15 +68,10 @@ class SentenceEmbedder:
 
     @classmethod
     def from_folder(cls, folder: Union[str, Path], **settings: Any) -> "SentenceEmbedder":
-        """Load the encoder and tokenizer of a local transformers folder."""
-        from transformers import AutoModel, AutoTokenizer
+        """Load the encoder (in float32) and tokenizer of a local transformers folder, running none of its code."""
+        from .pretrained import load_encoder, load_tokenizer
 
-        from .quiet import quiet_transformers
-
-        with quiet_transformers():
-            tokenizer = AutoTokenizer.from_pretrained(str(folder))
-            model = AutoModel.from_pretrained(str(folder))
-        return cls(model, tokenizer, **settings)
+        return cls(load_encoder(folder), load_tokenizer(folder), **settings)
 
     def embed(self, sentences: Sequence[str], progress: bool = False, dtype: str = "fp32",
               stages: Optional[StageTimes] = None) -> torch.Tensor:
@@ -90,10 +85,11 @@ class SentenceEmbedder:
 
     def _embed_ids(self, encoded: List[List[int]], progress: bool, dtype: str) -> torch.Tensor:
         embeddings = torch.zeros((len(encoded), self.model.config.hidden_size), dtype=torch.float32)
-        batches = plan_batches([len(ids) for ids in encoded], self.max_tokens_per_batch, self.batch_size)
+        batches = plan_batches([len(ids) for ids in encoded], self.max_tokens_per_batch, self.batch_size,
+                               limit=self.max_length)
         with torch.inference_mode(), autocast_context(dtype, torch.device(self.device)):
             for batch in with_progress(batches, progress, SENTENCES, len(batches)):
-                padded = self.tokenizer.pad({"input_ids": [encoded[index] for index in batch]}, return_tensors="pt")
+                padded = pad_batch(self.tokenizer, [encoded[index] for index in batch], limit=self.max_length)
                 input_ids = padded["input_ids"].to(self.device)
                 attention_mask = padded["attention_mask"].to(self.device)
                 hidden = self.model(input_ids=input_ids, attention_mask=attention_mask,

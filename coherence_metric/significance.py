@@ -16,8 +16,8 @@ the level for any number of trials. Three deliberate differences from sacrebleu:
 
 - a count of values *at least* as large as the observed one (``>=``, the textbook definition): sacrebleu's strict
   ``>`` gives a system compared with itself p = 1/(trials + 1), "significant";
-- a per-input difference within ``TIE_TOLERANCE`` counts as zero (float noise between batches, as everywhere a
-  comparison decides here), so identical outputs give p = 1 in both tests;
+- a per-input difference within the tie tolerance of the scores' dtype counts as zero (rounding noise, as everywhere
+  a comparison decides here; :mod:`coherence_metric.ties`), so identical outputs give p = 1 in both tests;
 - the bootstrap centres the signed differences before taking their size; sacrebleu takes the size first and then
   centres, which is not the null distribution: on 2,000 inputs whose true difference is a quarter of its standard
   error it gave p = 0.29 where approximate randomization gives 0.81 (this centring gives 0.80).
@@ -33,9 +33,19 @@ from typing import Sequence, Tuple, Union
 
 import numpy as np
 
-from .bootstrap import _CHUNK, CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, _is_integer, check_bootstrap_settings
+from .bootstrap import (
+    _CHUNK,
+    CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    _is_integer,
+    check_bootstrap_settings,
+    check_confidence,
+    check_paired_scores,
+    check_sample_size,
+)
 from .errors import InputError
-from .results import TIE_TOLERANCE
+from .ties import TIE_TOLERANCE
 
 DEFAULT_TRIALS = 10_000
 """sacrebleu's default number of approximate-randomization trials."""
@@ -45,19 +55,18 @@ _RELATIVE_EPSILON = 1e-9
 still count as reaching it."""
 
 
-def check_trials(trials: int) -> None:
-    """Refuse an approximate-randomization trial count outside 1..MAX_TRIALS (or not an integer)."""
+def check_trials(trials: int) -> int:
+    """Refuse an approximate-randomization trial count outside 1..MAX_TRIALS (or not an integer); return it as a
+    plain ``int``."""
     if not _is_integer(trials) or not 1 <= trials <= MAX_TRIALS:
         raise InputError(f"randomization_trials must be a positive integer of at most {MAX_TRIALS}, got {trials!r}")
+    return int(trials)
 
 
-def _differences(scores_a: Sequence[float], scores_b: Sequence[float]) -> np.ndarray:
-    a = np.asarray(scores_a, dtype=np.float64)
-    b = np.asarray(scores_b, dtype=np.float64)
-    if a.shape != b.shape or a.ndim != 1 or a.size == 0:
-        raise ValueError("a paired test needs two non-empty score lists of equal length")
+def _differences(scores_a: Sequence[float], scores_b: Sequence[float], tie_tolerance: float) -> np.ndarray:
+    a, b = check_paired_scores(scores_a, scores_b)
     delta = a - b
-    delta[np.abs(delta) <= TIE_TOLERANCE] = 0.0
+    delta[np.abs(delta) <= tie_tolerance] = 0.0
     return delta
 
 
@@ -73,9 +82,12 @@ def resampled_means(values: Union[Sequence[float], np.ndarray], resamples: int =
     """The mean of ``values`` on each of ``resamples`` bootstrap resamples (the indices ``paired_bootstrap`` draws
     for the same seed and length)."""
     array = np.asarray(values, dtype=np.float64)
-    if array.ndim != 1 or array.size == 0:
-        raise ValueError("resampling needs a non-empty list of scores")
-    check_bootstrap_settings(resamples, seed)
+    if array.ndim != 1:
+        raise InputError(f"resampling needs a list of scores, got an array of shape {array.shape}")
+    check_sample_size(array.size)
+    if not np.isfinite(array).all():
+        raise InputError("resampling needs finite scores: NaN or inf among them")
+    resamples, seed = check_bootstrap_settings(resamples, seed)
     rng = np.random.Generator(np.random.PCG64(seed))
     means = np.empty(resamples)
     for start in range(0, resamples, _CHUNK):
@@ -88,26 +100,27 @@ def resampled_means(values: Union[Sequence[float], np.ndarray], resamples: int =
 def mean_interval(values: Sequence[float], resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                   confidence: float = CONFIDENCE) -> Tuple[float, float]:
     """Percentile bootstrap interval of the mean of ``values`` (a system score's interval)."""
+    confidence = check_confidence(confidence)
     tail = (1.0 - confidence) / 2.0 * 100.0
     low, high = np.percentile(resampled_means(values, resamples, seed), (tail, 100.0 - tail))
     return float(low), float(high)
 
 
 def bootstrap_p_value(scores_a: Sequence[float], scores_b: Sequence[float], resamples: int = DEFAULT_RESAMPLES,
-                      seed: int = DEFAULT_SEED) -> float:
+                      seed: int = DEFAULT_SEED, tie_tolerance: float = TIE_TOLERANCE) -> float:
     """Paired bootstrap resampling p-value of "A and B differ" (sacrebleu's centred test, see the module)."""
-    delta = _differences(scores_a, scores_b)
+    delta = _differences(scores_a, scores_b, tie_tolerance)
     samples = resampled_means(delta, resamples, seed)
     return _p_value(np.abs(samples - samples.mean()), abs(float(delta.mean())))
 
 
 def randomization_p_value(scores_a: Sequence[float], scores_b: Sequence[float], trials: int = DEFAULT_TRIALS,
-                          seed: int = DEFAULT_SEED) -> float:
+                          seed: int = DEFAULT_SEED, tie_tolerance: float = TIE_TOLERANCE) -> float:
     """Approximate randomization p-value of "A and B differ": each trial swaps each input's two scores with
     probability 1/2 (sacrebleu's draw: ``integers(2, dtype=bool)`` from a generator seeded with ``seed``)."""
-    delta = _differences(scores_a, scores_b)
-    check_trials(trials)
-    check_bootstrap_settings(DEFAULT_RESAMPLES, seed)
+    delta = _differences(scores_a, scores_b, tie_tolerance)
+    trials = check_trials(trials)
+    _, seed = check_bootstrap_settings(DEFAULT_RESAMPLES, seed)
     rng = np.random.Generator(np.random.PCG64(seed))
     statistics = np.empty(trials)
     for start in range(0, trials, _CHUNK):
@@ -129,11 +142,13 @@ class PairedTests:
 
 
 def paired_tests(scores_a: Sequence[float], scores_b: Sequence[float], resamples: int = DEFAULT_RESAMPLES,
-                 trials: int = DEFAULT_TRIALS, seed: int = DEFAULT_SEED) -> PairedTests:
-    """The paired bootstrap and approximate randomization p-values of A against B."""
+                 trials: int = DEFAULT_TRIALS, seed: int = DEFAULT_SEED,
+                 tie_tolerance: float = TIE_TOLERANCE) -> PairedTests:
+    """The paired bootstrap and approximate randomization p-values of A against B (differences within
+    ``tie_tolerance``, the tie rule of the scores' dtype, count as zero)."""
     return PairedTests(
-        p_value_bootstrap=bootstrap_p_value(scores_a, scores_b, resamples, seed),
-        p_value_randomization=randomization_p_value(scores_a, scores_b, trials, seed),
+        p_value_bootstrap=bootstrap_p_value(scores_a, scores_b, resamples, seed, tie_tolerance),
+        p_value_randomization=randomization_p_value(scores_a, scores_b, trials, seed, tie_tolerance),
         resamples=resamples,
         trials=trials,
         seed=seed,

@@ -13,12 +13,13 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .bootstrap import CONFIDENCE, check_bootstrap_settings, paired_bootstrap
+from .bootstrap import CONFIDENCE, check_bootstrap_settings, check_sample_size, paired_bootstrap
 from .containers import as_text_list
 from .errors import InputError
-from .results import TIE_TOLERANCE, ScoreResult, _winner
+from .results import ScoreResult
 from .signature import Signature
 from .significance import check_trials, paired_tests
+from .ties import tie_tolerance, winner
 
 
 @dataclass(frozen=True)
@@ -84,23 +85,38 @@ class SystemsComparison:
         return sorted(names, key=lambda name: (-self.systems[name].system_score, names.index(name)))
 
     @property
+    def tie_tolerance(self) -> float:
+        """Scores this close are a tie: the rounding noise of the signature's dtype (:mod:`coherence_metric.ties`)."""
+        return tie_tolerance(self.signature.dtype)
+
+    @property
     def ranks(self) -> Dict[str, int]:
-        """1 for the best; systems whose scores are within TIE_TOLERANCE of the one ranked above share its rank
+        """1 for the best; systems whose scores are within ``tie_tolerance`` of the one ranked above share its rank
         (1, 2, 2, 4)."""
         ranks: Dict[str, int] = {}
         ranking = self.ranking
         for position, name in enumerate(ranking):
             above = ranking[position - 1] if position else None
-            tied = above is not None and _winner(self.systems[above].system_score,
-                                                 self.systems[name].system_score) == "tie"
+            tied = above is not None and winner(self.systems[above].system_score, self.systems[name].system_score,
+                                                self.tie_tolerance) == "tie"
             ranks[name] = ranks[above] if tied and above is not None else position + 1
         return ranks
 
     def pair(self, a: str, b: str) -> PairComparison:
-        """The comparison of ``a`` with ``b``, in the order stored (the higher-ranked first)."""
+        """The comparison of ``a`` with ``b``, in the order asked: ``a`` is A, so ``mean_difference`` is
+        ``a``'s score minus ``b``'s and ``win_rate`` is the share of inputs ``a`` wins, whichever ranks higher.
+        The reversed pair is computed from the same scores and resamples as the stored one (same p-values,
+        intervals mirrored).
+
+        Raises:
+            KeyError: ``a`` or ``b`` is not one of the systems, or they are the same system.
+        """
         for pair in self.pairs:
-            if {pair.a, pair.b} == {a, b}:
+            if (pair.a, pair.b) == (a, b):
                 return pair
+            if (pair.a, pair.b) == (b, a):
+                return _compare_pair(a, b, self.systems[a], self.systems[b], self.bootstrap_resamples,
+                                     self.randomization_trials, self.seed, self.tie_tolerance)
         raise KeyError(f"no pair of {a!r} and {b!r}")
 
     def to_dict(self) -> Dict[str, Any]:
@@ -118,7 +134,7 @@ class SystemsComparison:
             "randomization_trials": self.randomization_trials,
             "seed": self.seed,
             "confidence": self.confidence,
-            "tie_tolerance": TIE_TOLERANCE,
+            "tie_tolerance": self.tie_tolerance,
             "signature": str(self.signature),
         }
 
@@ -147,10 +163,10 @@ class SystemsComparison:
 
 
 def _compare_pair(name_a: str, name_b: str, a: ScoreResult, b: ScoreResult, resamples: int, trials: int,
-                  seed: int) -> PairComparison:
-    interval = paired_bootstrap(a.scores, b.scores, resamples=resamples, seed=seed)
-    tests = paired_tests(a.scores, b.scores, resamples=resamples, trials=trials, seed=seed)
-    winners = [_winner(x, y) for x, y in zip(a.scores, b.scores)]
+                  seed: int, tolerance: float) -> PairComparison:
+    interval = paired_bootstrap(a.scores, b.scores, resamples=resamples, seed=seed, tie_tolerance=tolerance)
+    tests = paired_tests(a.scores, b.scores, resamples=resamples, trials=trials, seed=seed, tie_tolerance=tolerance)
+    winners = [winner(x, y, tolerance) for x, y in zip(a.scores, b.scores)]
     return PairComparison(
         a=name_a,
         b=name_b,
@@ -177,12 +193,15 @@ def compare_scored_systems(results: Mapping[str, ScoreResult], bootstrap_resampl
     if len(set(lengths.values())) != 1:
         listed = ", ".join(f"{name!r} {count}" for name, count in lengths.items())
         raise InputError(f"systems must have the same number of texts, in the same input order; got {listed}")
+    check_sample_size(next(iter(lengths.values())))
+    bootstrap_resamples, seed = check_bootstrap_settings(bootstrap_resamples, seed)
+    randomization_trials = check_trials(randomization_trials)
     systems = {name: result.with_system_score_interval(bootstrap_resamples, seed) for name, result in results.items()}
     first = next(iter(systems.values()))
     signature = first.signature.with_bootstrap(bootstrap_resamples, seed, randomization_trials)
     unpaired = SystemsComparison(systems, [], signature, bootstrap_resamples, randomization_trials, seed)
     pairs = [_compare_pair(name_a, name_b, systems[name_a], systems[name_b], bootstrap_resamples,
-                           randomization_trials, seed)
+                           randomization_trials, seed, unpaired.tie_tolerance)
              for name_a, name_b in combinations(unpaired.ranking, 2)]
     return replace(unpaired, pairs=pairs)
 
@@ -192,8 +211,8 @@ def compare_systems(scorer: Any, systems: Mapping[str, Iterable[Any]], bootstrap
     """Score each system's texts with ``scorer`` and compare them all (``CoherenceScorer.compare_systems``)."""
     if not isinstance(systems, Mapping):
         raise InputError(f"systems must be a mapping of names to lists of texts, got {type(systems).__name__}")
-    check_bootstrap_settings(bootstrap_resamples, seed)
-    check_trials(randomization_trials)
+    bootstrap_resamples, seed = check_bootstrap_settings(bootstrap_resamples, seed)
+    randomization_trials = check_trials(randomization_trials)
     texts: Dict[str, List[Any]] = {}
     for name, outputs in systems.items():
         if not isinstance(name, str) or not name.strip():
@@ -207,6 +226,7 @@ def compare_systems(scorer: Any, systems: Mapping[str, Iterable[Any]], bootstrap
     if len(set(lengths.values())) != 1:
         listed = ", ".join(f"{name!r} {count}" for name, count in lengths.items())
         raise InputError(f"systems must have the same number of texts, in the same input order; got {listed}")
+    check_sample_size(next(iter(lengths.values())))
     results: Dict[str, ScoreResult] = {}
     for name, items in texts.items():
         try:

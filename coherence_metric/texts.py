@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import unicodedata
-from typing import List, Sequence, Union
+from typing import List, Optional, Sequence, Union
 
 from .errors import InputError
 
@@ -21,8 +21,25 @@ def has_visible_characters(text: str) -> bool:
     return any(unicodedata.category(character)[0] not in "CZ" for character in text)
 
 
+def lone_surrogate(text: str) -> Optional[str]:
+    """Where ``text`` holds a lone UTF-16 surrogate (``"\\ud800"``, which JSON escapes and Python strings allow but
+    Unicode text cannot hold, so tokenizers fail on it), as a short description; None for valid text."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return f"a lone surrogate (U+{ord(text[error.start]):04X} at character {error.start})"
+    return None
+
+
+def _check_unicode(text: str, where: str) -> None:
+    problem = lone_surrogate(text)
+    if problem:
+        raise InputError(f"{where} holds {problem}, which is not valid Unicode: fix the text's encoding")
+
+
 def _as_text(document: object, position: int) -> str:
     if isinstance(document, str):
+        _check_unicode(document, f"text {position}")
         if not document.strip():
             raise InputError(f"text {position} is empty")
         if not has_visible_characters(document):
@@ -34,6 +51,7 @@ def _as_text(document: object, position: int) -> str:
         for index, sentence in enumerate(document):
             if not isinstance(sentence, str):
                 raise InputError(f"text {position}, sentence {index} is {type(sentence).__name__}, expected str")
+            _check_unicode(sentence, f"text {position}, sentence {index}")
             if sentence.strip() and not has_visible_characters(sentence):
                 raise InputError(f"text {position}, sentence {index} has {INVISIBLE}")
         joined = " ".join(sentence.strip() for sentence in document if sentence.strip())

@@ -170,8 +170,8 @@ class HuggingFaceEncoder:
 
         logger.info("loading encoder %s on %s", self.model_ref, self.device)
         try:
-            self._tokenizer = AutoTokenizer.from_pretrained(self.model_ref)
-            model = AutoModel.from_pretrained(self.model_ref)
+            self._tokenizer = AutoTokenizer.from_pretrained(self.model_ref, trust_remote_code=False)
+            model = AutoModel.from_pretrained(self.model_ref, trust_remote_code=False)
         except OSError as error:
             raise InputError(f"cannot load Hugging Face encoder {self.model_ref!r}: {error}; pass a local model "
                              "folder or a Hub id available offline") from error

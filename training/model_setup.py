@@ -133,7 +133,7 @@ def build_model(recipe: RecipeConfig, seed: int) -> Tuple[CoherenceModel, Any]:
         set_dropout(model.backbone, recipe.train.dropout)
     if recipe.lora is not None:
         apply_lora(model, recipe)
-    tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    tokenizer = AutoTokenizer.from_pretrained(str(folder), trust_remote_code=False)
     trainable = sum(parameter.numel() for parameter in model.parameters() if parameter.requires_grad)
     total = sum(parameter.numel() for parameter in model.parameters())
     logger.info("model: %s, %d of %d parameters trainable", recipe.backbone, trainable, total)

@@ -36,8 +36,8 @@ class WordVectors:
 
         folder = backbone_folder(name_or_path, revision)
         with quiet_transformers():
-            tokenizer = AutoTokenizer.from_pretrained(str(folder))
-            model = AutoModel.from_pretrained(str(folder))
+            tokenizer = AutoTokenizer.from_pretrained(str(folder), trust_remote_code=False)
+            model = AutoModel.from_pretrained(str(folder), trust_remote_code=False)
         weights = model.get_input_embeddings().weight.detach().clone().float()
         return cls(tokenizer=tokenizer, weights=weights, source=str(name_or_path))
 

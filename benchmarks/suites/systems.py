@@ -211,11 +211,11 @@ def no_ft_backbone(checkpoint_folder: Path) -> NoFtBackbone:
     config = read_checkpoint_config(checkpoint_folder)
     named = "the pretrained backbone named by the checkpoint"
     if config.flavour != "full":
-        folder = resolve_backbone_folder(config.backbone, base_folder=checkpoint_folder)
+        folder = resolve_backbone_folder(config.backbone, checkpoint=checkpoint_folder, listed=config.files)
         return NoFtBackbone(folder, sha256_of_file(folder / WEIGHTS_NAME), named)
     try:
         with _hub_offline():  # never download a backbone just for a baseline
-            folder = resolve_backbone_folder(config.backbone, base_folder=checkpoint_folder)
+            folder = resolve_backbone_folder(config.backbone, checkpoint=checkpoint_folder, listed=config.files)
         return NoFtBackbone(folder, sha256_of_file(folder / WEIGHTS_NAME), named)
     except CoherenceMetricError as error:
         LOGGER.warning("No FT: pretrained backbone not found offline (%s); using the checkpoint's backbone/", error)

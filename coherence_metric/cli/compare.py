@@ -9,7 +9,6 @@ import click
 
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED
 from ..errors import InputError
-from ..results import TIE_TOLERANCE
 from ..significance import DEFAULT_TRIALS, MAX_TRIALS
 from . import cli
 from .labels import display_name, errors_named_by_label, escape_label, refuse_repeated_files
@@ -21,7 +20,7 @@ def _render_single(result: Any, label_a: str, label_b: str) -> None:
     click.echo(f"A  {label_a:<{width}}  {result.score_a:10.4f}")
     click.echo(f"B  {label_b:<{width}}  {result.score_b:10.4f}")
     if result.winner == "tie":
-        click.echo(f"winner: tie (scores within {TIE_TOLERANCE:g})")
+        click.echo(f"winner: tie (scores within {result.tie_tolerance:g})")
     else:
         winner = label_a if result.winner == "a" else label_b
         click.echo(f"winner: {result.winner.upper()} ({winner}), more coherent by {abs(result.difference):.4f}")

@@ -23,5 +23,5 @@ def download_command(model: str, revision: Optional[str]) -> None:
     verify_checkpoint_files(resolved.folder, config)
     click.echo(f"checkpoint: {resolved.folder} ({config.flavour}, sha256 verified)")
     if config.flavour != "full":
-        backbone = resolve_backbone_folder(config.backbone, base_folder=resolved.folder)
+        backbone = resolve_backbone_folder(config.backbone, checkpoint=resolved.folder, listed=config.files)
         click.echo(f"backbone:   {backbone} ({config.backbone.name_or_path}, sha256 verified)")

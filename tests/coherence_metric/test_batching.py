@@ -20,3 +20,16 @@ def test_without_a_count_limit_the_token_budget_alone_decides() -> None:
     assert plan_batches([2] * 10, max_tokens=8) == [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
     assert plan_batches([2] * 10, max_tokens=1000) == [list(range(10))]
     assert plan_batches([], max_tokens=8) == []
+
+
+def test_a_batch_holds_one_padded_length_set_by_each_sequence_alone() -> None:
+    """Padding to the longest neighbour made a text's shape, hence its bf16 score, depend on the others."""
+    from coherence_metric.batching import padded_length
+
+    lengths = [20, 17, 18, 129, 140, 144, 145, 9]
+    batches = plan_batches(lengths, max_tokens=10_000, max_items=32, limit=256)
+    assert [sorted(batch) for batch in batches] == [[6], [3, 4, 5], [0], [1, 2], [7]]
+    for batch in batches:
+        assert len({padded_length(lengths[index], 256) for index in batch}) == 1
+    assert [padded_length(n) for n in (9, 15, 16, 17, 129, 250, 257)] == [9, 15, 16, 18, 144, 256, 288]
+    assert padded_length(250, limit=252) == 252 and padded_length(300, limit=256) == 300

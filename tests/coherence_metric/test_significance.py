@@ -38,8 +38,9 @@ def test_a_system_better_on_every_input_is_significant():
 
 
 def test_randomization_known_values():
-    # one input: every shuffle has the same |difference|, so nothing is evidence
-    assert randomization_p_value([1.0], [0.0], trials=1000) == 1.0
+    # one input: nothing to shuffle or resample, so no p-value at all (issue 39: the bootstrap said p = 0.001)
+    with pytest.raises(InputError, match="at least 2 inputs, got 1"):
+        randomization_p_value([1.0], [0.0], trials=1000)
     # two equal differences: half the shuffles keep the difference, half cancel it
     assert randomization_p_value([1.0, 1.0], [0.0, 0.0], trials=10_000) == pytest.approx(0.5, abs=0.02)
 

@@ -64,7 +64,7 @@ def heldout_accuracy(run_dir: Path, examples: int, checkpoint: str = "best",
         batch_size=1, max_length=recipe.model.max_length, mlm_weight=0.0,
         mlm_probability=recipe.objective.mlm_probability, eval_examples=examples,
         eval_batch_size=batch_size or recipe.objective.eval_batch_size, seed=recipe.loop.seed)
-    tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    tokenizer = AutoTokenizer.from_pretrained(str(folder), trust_remote_code=False)
     objective = ConponoObjective(model, tokenizer, dev, dev, settings, objective_settings, {})
     model.eval()
     numbers = objective.evaluate()

@@ -55,8 +55,8 @@ def load_backbone(folder: Path, with_mlm: bool) -> Tuple[Any, Optional[nn.Module
 
     try:
         with quiet_transformers():
-            encoder = AutoModel.from_pretrained(str(folder))
-            masked_lm = AutoModelForMaskedLM.from_pretrained(str(folder)) if with_mlm else None
+            encoder = AutoModel.from_pretrained(str(folder), trust_remote_code=False)
+            masked_lm = AutoModelForMaskedLM.from_pretrained(str(folder), trust_remote_code=False) if with_mlm else None
     except (OSError, ValueError) as error:
         raise InputError(f"cannot load the backbone in {folder}: {str(error).splitlines()[0]}") from None
     if masked_lm is None:

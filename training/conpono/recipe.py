@@ -156,7 +156,7 @@ def build_objective(recipe: ConponoRecipe, name: str = "conpono") -> ConponoObje
     model = ConponoModel(encoder, head, recipe.objective.encoding, recipe.objective.max_distance,
                          recipe.model.pooling, seed=recipe.loop.seed)
     model.to(device)
-    tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    tokenizer = AutoTokenizer.from_pretrained(str(folder), trust_remote_code=False)
     objective_settings = ObjectiveSettings(
         batch_size=recipe.objective.batch_size, max_length=recipe.model.max_length,
         mlm_weight=recipe.objective.mlm_weight, mlm_probability=recipe.objective.mlm_probability,

@@ -47,7 +47,7 @@ def load_tokenizer(name_or_path: Optional[str] = None) -> Any:
 
     name = name_or_path or default_tokenizer_path()
     try:
-        return AutoTokenizer.from_pretrained(name)
+        return AutoTokenizer.from_pretrained(name, trust_remote_code=False)
     except (OSError, ValueError) as error:
         where = "folder" if Path(name).exists() else "name"
         raise InputError(f"cannot load tokenizer {name!r} (no usable tokenizer at that {where}): {error}") from error

@@ -122,7 +122,8 @@ class BiGRUSentenceEncoder:
             raise InputError(f"{self._weights} does not match {MANIFEST_FILE} (sizes differ)") from None
         with quiet_transformers():
             tokenizer = AutoTokenizer.from_pretrained(str(self.folder / str(self.manifest.get("tokenizer",
-                                                                                              TOKENIZER_FOLDER))))
+                                                                                              TOKENIZER_FOLDER))),
+                                                      trust_remote_code=False)
         self._vectors = WordVectors(tokenizer=tokenizer, weights=encoder.embedding.weight.detach(),
                                     source=str(self.folder))
         self._encoder = encoder.to(self.device).eval()

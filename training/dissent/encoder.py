@@ -105,8 +105,8 @@ def load_trained(folder: Path) -> Model:
             if matrix_sha256(vectors.weights) != manifest["word_vectors_sha256"]:
                 raise InputError(f"{folder}: the word vectors at {manifest['word_vectors']!r} are not the ones "
                                  "this model was trained with (sha256 differs)")
-            vectors = WordVectors(tokenizer=AutoTokenizer.from_pretrained(str(folder / "tokenizer")),
-                                  weights=vectors.weights, source=vectors.source)
+            tokenizer = AutoTokenizer.from_pretrained(str(folder / "tokenizer"), trust_remote_code=False)
+            vectors = WordVectors(tokenizer=tokenizer, weights=vectors.weights, source=vectors.source)
             model: Model = DisSentBiLSTM(vectors, config["hidden"], config["fc_dim"], config["classes"],
                                          config["activation"], config["max_length"])
             model.load_state_dict(torch.load(folder / "model.pt", map_location="cpu", weights_only=True))

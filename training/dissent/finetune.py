@@ -52,8 +52,8 @@ class PairTransformer(nn.Module):
 
         path = backbone_folder(folder)
         with quiet_transformers():
-            tokenizer = AutoTokenizer.from_pretrained(str(path))
-            backbone = AutoModel.from_pretrained(str(path))
+            tokenizer = AutoTokenizer.from_pretrained(str(path), trust_remote_code=False)
+            backbone = AutoModel.from_pretrained(str(path), trust_remote_code=False)
         return cls(backbone, tokenizer, classes, max_length)
 
     @property

@@ -269,7 +269,7 @@ def load_sentence_encoder(folder: Path, options: Optional[Mapping[str, str]] = N
     max_length = _positive_int(options, "maxlen", 128, folder)
     manifest = read_manifest(folder)
     tensors = load_file(str(folder / WEIGHTS_FILE))
-    tokenizer = AutoTokenizer.from_pretrained(str(folder / TOKENIZER_FOLDER))
+    tokenizer = AutoTokenizer.from_pretrained(str(folder / TOKENIZER_FOLDER), trust_remote_code=False)
     word_vectors = _stored_word_vectors(folder, manifest, tensors, tokenizer)
     components = {key: tensors.pop(key) for key in list(tensors) if key.startswith("pc.")}
     model = MultiViewEncoder(word_vectors, int(manifest["hidden"]))

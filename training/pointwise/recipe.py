@@ -100,7 +100,7 @@ def build_model(recipe: PointwiseRecipe) -> Tuple[Any, Any]:
     if section.init_checkpoint:
         start_from_checkpoint(model, section.init_checkpoint)
     freeze(model.backbone, True, section.train_layers)
-    return model.to(section.device), AutoTokenizer.from_pretrained(str(folder))
+    return model.to(section.device), AutoTokenizer.from_pretrained(str(folder), trust_remote_code=False)
 
 
 def run_recipe(path: Path, overrides: Dict[str, Any], progress: bool) -> Dict[str, Any]:

@@ -1,0 +1,61 @@
+"""The same text gets the same score whatever shares its call, in every dtype: a system compared with a copy of
+itself is a tie on every input (issue 39, item 6). bf16 is what ``dtype="auto"`` runs on CPUs with native bf16."""
+
+from __future__ import annotations
+
+import pytest
+
+from coherence_metric import CoherenceScorer
+from coherence_metric.results import CompareResult
+from coherence_metric.signature import Signature
+from coherence_metric.ties import TIE_TOLERANCE, tie_tolerance
+
+from ..conftest import TESTS_DIR
+
+
+def _texts() -> list[str]:
+    """40 texts of 1 to 5 consecutive sentences of the tiny corpus: many lengths, so batches mix lengths."""
+    sentences = [piece.strip() + "." for piece in (TESTS_DIR / "data" / "tiny_corpus.txt").read_text().split(".")
+                 if piece.strip()]
+    starts = [(7 * number) % len(sentences) for number in range(40)]
+    return [" ".join(sentences[start:start + 1 + number % 5]) for number, start in enumerate(starts)]
+
+
+@pytest.fixture(scope="module")
+def bf16_default() -> CoherenceScorer:
+    return CoherenceScorer("default", dtype="bf16")
+
+
+def test_a_system_compared_with_its_copy_is_a_tie_on_every_input_in_bf16(bf16_default):
+    texts = _texts()
+    result = bf16_default.compare(texts, list(texts))
+    assert "dtype:bf16" in str(result.signature)
+    assert result.ties == len(texts) and result.wins_a == result.wins_b == 0
+    assert result.scores_a == result.scores_b
+    assert result.p_value_bootstrap == 1.0 and result.p_value_randomization == 1.0
+    assert result.win_rate_interval == (0.0, 0.0) and result.winner == "tie"
+
+
+def test_a_texts_bf16_score_does_not_depend_on_its_neighbours(bf16_default):
+    """Scored alone, among all 40, or among every third: the same score to float32 rounding (it moved by up to
+    6e-3 with the padding its neighbours forced on it)."""
+    texts = _texts()
+    together = bf16_default.score(texts).scores
+    every_third = bf16_default.score(texts[::3]).scores
+    alone = [bf16_default.score([text]).scores[0] for text in texts[:12]]
+    assert every_third == pytest.approx(together[::3], abs=TIE_TOLERANCE)
+    assert alone == pytest.approx(together[:12], abs=TIE_TOLERANCE)
+
+
+def test_the_tie_rule_fits_the_dtype():
+    """A difference below bf16's rounding noise is a tie in bf16 and a win in fp32, whose noise is far smaller."""
+    def signature(dtype: str) -> Signature:
+        return Signature("m", "f", "mean", 256, "window", dtype, 0, "0", "0", "0")
+
+    scores_a, scores_b = [1.0, 2.0, 3.0], [1.005, 2.0, 2.95]
+    fp32 = CompareResult(scores_a, scores_b, signature("fp32"), paired=True)
+    bf16 = CompareResult(scores_a, scores_b, signature("bf16"), paired=True)
+    assert fp32.pair_winners == ["b", "tie", "a"]
+    assert bf16.pair_winners == ["tie", "tie", "a"]
+    assert tie_tolerance("bf16") > 6.2e-3 and tie_tolerance("fp32") == TIE_TOLERANCE
+    assert bf16.to_dict()["tie_tolerance"] == tie_tolerance("bf16")
