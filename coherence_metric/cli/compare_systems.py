@@ -13,7 +13,9 @@ from typing import Any, Callable, Dict, List
 import click
 
 from ..errors import InputError
+from ..inputs import InputText
 from .options import read_all
+from .tables import TABLE_FORMATS, floor_note, format_p_value, p_value_floor, render_latex, render_markdown
 
 _PAIRED_FORMATS = ("lines", "paragraphs", "jsonl")
 
@@ -50,8 +52,17 @@ def _render(comparison: Any) -> None:
         win_low, win_high = pair.win_rate_interval
         click.echo(f"{pair.a:<{width}}  {pair.b:<{width}}  {pair.mean_difference:+9.4f}  "
                    f"[{diff_low:+.4f}, {diff_high:+.4f}]  {pair.win_rate:10.3f}  [{win_low:.3f}, {win_high:.3f}]  "
-                   f"{pair.p_value_bootstrap:7.4f}  {pair.p_value_randomization:7.4f}")
+                   f"{format_p_value(pair.p_value_bootstrap, comparison.bootstrap_resamples):>7}  "
+                   f"{format_p_value(pair.p_value_randomization, comparison.randomization_trials):>7}")
+    if _any_at_floor(comparison):
+        click.echo(floor_note(comparison.bootstrap_resamples, comparison.randomization_trials))
     click.echo(f"signature: {comparison.signature}")
+
+
+def _any_at_floor(comparison: Any) -> bool:
+    floors = (p_value_floor(comparison.bootstrap_resamples), p_value_floor(comparison.randomization_trials))
+    return any(min(pair.p_value_bootstrap / floors[0], pair.p_value_randomization / floors[1]) <= 1 + 1e-9
+               for pair in comparison.pairs)
 
 
 def compare_many(files: List[str], input_format: str, field: str, output_format: str, bootstrap_resamples: int,
@@ -67,6 +78,12 @@ def compare_many(files: List[str], input_format: str, field: str, output_format:
         listed = ", ".join(f"{label} {count}" for label, count in counts.items())
         raise InputError(f"the systems have different numbers of texts ({listed}): a paired comparison needs the "
                          "same number, in the same order")
+    compare_inputs(inputs, output_format, bootstrap_resamples, randomization_trials, seed, build_scorer)
+
+
+def compare_inputs(inputs: Dict[str, List[InputText]], output_format: str, bootstrap_resamples: int,
+                   randomization_trials: int, seed: int, build_scorer: Callable[[], Any]) -> None:
+    """Compare systems already read (one list of texts each, same length), print in ``output_format``."""
     systems: Dict[str, List[Any]] = {label: [item.text for item in items] for label, items in inputs.items()}
     comparison = build_scorer().compare_systems(systems, bootstrap_resamples=bootstrap_resamples, seed=seed,
                                                 randomization_trials=randomization_trials)
@@ -81,5 +98,7 @@ def compare_many(files: List[str], input_format: str, field: str, output_format:
             for item, value in zip(items, comparison.systems[label].scores):
                 click.echo(f"{label}\t{item.label}\t{value:.6f}")
         click.echo(f"signature: {comparison.signature}", err=True)
+    elif output_format in TABLE_FORMATS:
+        click.echo(render_markdown(comparison) if output_format == "markdown" else render_latex(comparison))
     else:
         _render(comparison)
