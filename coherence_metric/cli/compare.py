@@ -126,7 +126,7 @@ def _grouped(files: Tuple[str, ...], input_format: str, field: str, group_by: st
     return groups
 
 
-@cli.command("compare", short_help="Which of two texts is more coherent, or how 2+ systems rank (with p-values).")
+@cli.command("compare", short_help="Which text is more coherent, or rank 2+ systems with p-values.")
 @click.argument("files", nargs=-1, required=True)
 @input_options
 @click.option("--group-by", default=None, metavar="FIELD",

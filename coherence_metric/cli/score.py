@@ -14,7 +14,7 @@ from .score_ray import ray_options, score_with_ray
 from .tables import plural, render_score_latex, render_score_markdown
 
 
-@cli.command("score", short_help="Score texts (higher is more coherent): per text, the mean with its interval.")
+@cli.command("score", short_help="Score texts: one score each, their mean and its interval.")
 @click.argument("files", nargs=-1, required=True)
 @input_options
 @click.option("--bootstrap", "bootstrap_resamples", type=click.IntRange(0, MAX_RESAMPLES), default=DEFAULT_RESAMPLES,
