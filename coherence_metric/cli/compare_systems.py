@@ -34,7 +34,7 @@ def _render(comparison: Any) -> None:
     percent = round(100 * comparison.confidence)
     ranks = comparison.ranks
     n_inputs = len(next(iter(comparison.systems.values())).scores)
-    width = max(len(name) for name in comparison.systems)
+    width = max(len("system"), *(len(name) for name in comparison.systems))
     click.echo(f"systems: {len(comparison.systems)}  inputs: {n_inputs}  ({percent}% CIs: paired bootstrap, "
                f"{comparison.bootstrap_resamples} resamples, seed {comparison.seed})")
     click.echo(f"rank  {'system':<{width}}  {'score':>10}  {percent}% CI")
