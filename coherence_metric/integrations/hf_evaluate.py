@@ -13,6 +13,8 @@ from typing import Any, Dict, List, Optional, Union
 
 from ..registry import DEFAULT_MODEL
 
+__all__ = ["MODULE_PATH", "compute"]
+
 MODULE_PATH = str(Path(__file__).resolve().parent / "coherence")
 """The folder to pass to ``evaluate.load``; it holds ``coherence.py``, named after the folder as evaluate wants."""
 

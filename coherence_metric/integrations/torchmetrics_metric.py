@@ -18,6 +18,8 @@ import torch
 import torchmetrics
 from torchmetrics.utilities import dim_zero_cat
 
+__all__ = ["CoherenceMetric"]
+
 from ..errors import InputError
 from ..registry import DEFAULT_MODEL
 
@@ -27,7 +29,11 @@ class CoherenceMetric(torchmetrics.Metric):
 
     Args:
         model: a model name or checkpoint folder for the cached scorer, or a ``CoherenceScorer``.
-        device, dtype, batch_size, max_length, truncation: the cached scorer's settings (ignored for a scorer).
+        device: the cached scorer's device (ignored when ``model`` is a scorer, as are the four below).
+        dtype: its compute dtype.
+        batch_size: its most texts per forward pass.
+        max_length: its most tokens per text.
+        truncation: its policy for longer texts.
         **kwargs: torchmetrics ``Metric`` options (``sync_on_compute``, ``process_group``, ...).
 
     Attributes:
