@@ -165,15 +165,17 @@ def test_models_lists_immutable_names_with_fingerprints_and_the_default_alias(ru
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith("packaged (") and lines[0].endswith("checkpoints):")
-    assert [line.split() for line in lines[1:3]] == [["cm-minilm-2026.11", "9a5eab21e7f1"],
-                                                     ["cm-minilm-pointwise-2026.11", "ffa0e578e583"]]
-    assert lines[3:6] == ["aliases:", "  default -> cm-minilm-pointwise-2026.11", "Hugging Face cache:"]
+    assert [lines[1].split(), lines[3].split()] == [["cm-minilm-2026.11", "9a5eab21e7f1"],
+                                                    ["cm-minilm-pointwise-2026.11", "ffa0e578e583"]]
+    assert lines[2].startswith("      the paper's task") and lines[4].startswith("      ranks different texts")
+    assert lines[5:8] == ["aliases:", "  default -> cm-minilm-pointwise-2026.11", "Hugging Face cache:"]
 
 
 def test_models_as_json(runner):
     data = json.loads(invoke(runner, ["models", "-f", "json"]).stdout)
-    assert {"name": "cm-minilm-2026.11", "fingerprint": "9a5eab21e7f1"} in data["packaged"]
-    assert {"name": "cm-minilm-pointwise-2026.11", "fingerprint": "ffa0e578e583"} in data["packaged"]
+    packaged = [{key: entry[key] for key in ("name", "fingerprint")} for entry in data["packaged"]]
+    assert {"name": "cm-minilm-2026.11", "fingerprint": "9a5eab21e7f1"} in packaged
+    assert {"name": "cm-minilm-pointwise-2026.11", "fingerprint": "ffa0e578e583"} in packaged
     assert data["aliases"] == {"default": "cm-minilm-pointwise-2026.11"} and isinstance(data["hub_cache"], list)
 
 

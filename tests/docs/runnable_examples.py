@@ -185,13 +185,18 @@ def _run_console(example: Example, environment: Dict[str, str]) -> List[Tuple[st
     return results
 
 
+def _label(path: Path) -> str:
+    """A page's name in messages: relative to the repository when it is in it."""
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+
+
 def _run_python_page(examples: List[Example], environment: Dict[str, str]) -> List[Tuple[str, Optional[str]]]:
     with tempfile.TemporaryDirectory() as folder:
         blocks = Path(folder) / "blocks.json"
         results = Path(folder) / "results.json"
         blocks.write_text(json.dumps([[example.line, example.code[0]] for example in examples]), encoding="utf-8")
         completed = subprocess.run([sys.executable, "-c", _PY_RUNNER, str(blocks), str(results),
-                                    str(examples[0].path.relative_to(ROOT))], cwd=ROOT, env=environment,
+                                    _label(examples[0].path)], cwd=ROOT, env=environment,
                                    capture_output=True, text=True, timeout=900)
         if not results.exists():
             return [("", f"the interpreter failed: {completed.stderr.strip()[-2000:]}")] * len(examples)
@@ -250,7 +255,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     for path in [file.resolve() for file in args.files] or documented_files():
         for failure in run_file(path, update=args.update):
             failed += 1
-            print(f"{failure.example.path.relative_to(ROOT)}:{failure.example.line}: {failure.message}",
+            print(f"{_label(failure.example.path)}:{failure.example.line}: {failure.message}",
                   file=sys.stderr)
     return 1 if failed else 0
 
