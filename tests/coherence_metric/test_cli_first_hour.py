@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import warnings
 
 import pytest
 from click.testing import CliRunner
@@ -23,7 +24,13 @@ TEXTS = ["The council met on Tuesday. It approved three new lines.",
 
 
 def _invoke(args, **kwargs):
-    return CliRunner().invoke(cli, args, catch_exceptions=False, **kwargs)
+    """Run the CLI as ``main`` does: warnings and hints printed as one ``coherence-metric: warning:`` line."""
+    from coherence_metric.cli import _show_warning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = _show_warning
+        return CliRunner().invoke(cli, args, catch_exceptions=False, **kwargs)
 
 
 def _systems_jsonl(tmp_path, counts=(4, 4, 4)):
