@@ -5,7 +5,7 @@ class), so the cost of loading is paid per actor, not per batch, and Ray handles
 reading/writing JSONL or Parquet from local disks or object stores. A text's score does not depend on which other
 texts share its batch (up to float noise, about 1e-6), so the scores equal single-process ones within 1e-5. Ray is
 imported only when this runs (``pip install 'coherence-metric[integrations]'``); pointing at a cluster is Ray's
-business: ``ray.init(address=...)`` or ``RAY_ADDRESS`` before calling, as README's "Ray Data" section shows.
+business: ``ray.init(address=...)`` or ``RAY_ADDRESS`` before calling, as docs/integrations.md shows.
 """
 
 from __future__ import annotations
