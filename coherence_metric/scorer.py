@@ -270,7 +270,8 @@ class CoherenceScorer:
             warnings.warn(
                 f"{encoded.n_truncated} of {len(joined)} texts were longer than max_length={self.max_length} "
                 "tokens and were cut"
-                + ("; use truncation='window' (CLI: --truncation window) to score them whole" if self.truncation == "warn"
+                + ("; use truncation='window' (CLI: --truncation window) to score them whole"
+                   if self.truncation == "warn"
                    else " (a single sentence longer than max_length)"),
                 TruncationWarning,
                 stacklevel=2,
