@@ -265,7 +265,8 @@ def test_a_text_of_invisible_characters_is_refused_naming_it(runner, bert_checkp
 @pytest.mark.parametrize("args, fragments", [
     (["score", "--bogus", COHERENT], ["No such option", "--bogus", "score --help'"]),
     (["score"], ["Missing argument", "FILES"]),
-    (["compare", COHERENT], ["Missing argument", "FILE_B"]),
+    (["compare"], ["Missing argument", "FILES"]),
+    (["compare", COHERENT], ["compare needs two files", "--group-by"]),
     (["score", COHERENT, "-i", "xml"], ["'xml' is not one of"]),
     (["score", COHERENT, "--batch-size", "0"], ["--batch-size"]),
     (["bogus"], ["No such command", "bogus"]),
