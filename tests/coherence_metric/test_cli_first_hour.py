@@ -194,6 +194,6 @@ def test_the_example_script_takes_the_clis_field_option_and_its_old_name(tmp_pat
                     '{"system": "b", "output": "Another text. It ends."}\n', encoding="utf-8")
     completed = subprocess.run([sys.executable, str(REPO_DIR / "examples" / "score_system_outputs.py"), str(path),
                                 option, "output", "--model", str(bert_checkpoint)],
-                               capture_output=True, text=True, timeout=300)
+                               capture_output=True, text=True, timeout=900)
     assert completed.returncode == 0, completed.stderr
     assert sorted(line.split("\t")[0] for line in completed.stdout.splitlines()[:2]) == ["a", "b"]
