@@ -3,9 +3,9 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-EXTRAS ?= train,bench,integrations,dev
+EXTRAS ?= train,bench,integrations,docs,dev
 
-.PHONY: install demo report-demo test lint clean
+.PHONY: install demo report-demo test lint docs docs-examples clean
 
 # torch goes in first and pinned: an unpinned torch would pull a multi-GB CUDA build,
 # and the CPU wheel of 2.13.0 satisfies every later `torch>=` requirement.
@@ -33,8 +33,16 @@ test: $(STAMP)
 	$(VENV)/bin/mypy coherence_metric
 	$(PY) -m pytest -q tests
 
+# The documentation site, offline and strict (a broken link, a missing include or an undocumented public name fails).
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --site-dir site
+
+# Rewrite the outputs the docs print with what their runnable examples print now (after a change that moves scores).
+docs-examples: $(STAMP)
+	$(PY) -m tests.docs.runnable_examples --update
+
 lint: $(STAMP)
 	$(VENV)/bin/ruff check coherence_metric research training benchmarks experiments tests
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) build dist site *.egg-info

@@ -16,6 +16,7 @@ from typing import Any, Iterator, Optional
 
 import click
 
+from coherence_metric.bootstrap import MAX_RESAMPLES
 from coherence_metric.errors import InputError
 from coherence_metric.research.catalogue import ALL_SUITE_NAMES
 
@@ -25,23 +26,25 @@ DEFAULT_OUT_ROOT = Path("runs") / "benchmarks"
 RATED_SUITES = ("summeval-correlation", "human-dev")
 
 
-@click.command("benchmark")
+@click.command("benchmark", short_help="Measure a checkpoint: test sets, probes, human ratings, speed.")
 @click.option("--model", "-m", default="default", show_default=True,
               help="'default', a packaged checkpoint, a checkpoint folder, or a Hub repo id.")
-@click.option("--suite", "-s", default="paper", show_default=True,
-              help=f"One of: {', '.join(ALL_SUITE_NAMES)}.")
+@click.option("--suite", "-s", type=click.Choice(ALL_SUITE_NAMES, case_sensitive=False), default="paper",
+              show_default=True, help="Which suite to run.")
 @click.option("--limit", type=int, default=None,
               help="Score a seeded subset of N pairs per test set (texts per set for speed; rows per split for "
                    "discoeval; articles for summeval-correlation; prompts/articles per set for human-dev; "
                    "documents per kind for localisation, default 300).")
-@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+@click.option("--output", "-o", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for the .md, .json and .png reports [default: runs/benchmarks/<model label>].")
+@click.option("--out", "out_alias", type=click.Path(file_okay=False, path_type=Path), default=None, hidden=True,
+              help="The old name of --output, kept working.")
 @click.option("--seed", type=int, default=None,
               help="Seeds subsets, stand-in permutations, the random baseline and the No FT head "
                    "[default: 0; DiscoEval's own 1111 for --suite discoeval].")
 @click.option("--batch-size", type=int, default=32, show_default=True, help="Most texts per forward pass.")
 @click.option("--device", default=None, help="cpu, cuda, cuda:N or mps [default: a GPU if there is one].")
-@click.option("--dtype", default=None,
+@click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16", "fp16"], case_sensitive=False), default=None,
               help="auto, fp32, bf16 or fp16 (GPU only) [default: auto for --suite speed (bf16 on CPUs with native "
                    "bf16), fp32 for the others, whose numbers are compared across machines].")
 @click.option("--no-cache", is_flag=True, help="Score everything afresh and write nothing to the cache.")
@@ -49,23 +52,29 @@ RATED_SUITES = ("summeval-correlation", "human-dev")
               help="Cache folder [default: $COHERENCE_METRIC_CACHE or ~/.cache/coherence_metric/benchmarks].")
 @click.option("--baselines/--no-baselines", default=True, show_default=True,
               help="Also score random, No FT (untrained head) and adjacent-sentence cosine.")
-@click.option("--bootstrap", "resamples", type=click.IntRange(0, 100_000), default=1000, show_default=True,
-              help="summeval-correlation and human-dev: bootstrap resamples of articles/prompts (0: no intervals).")
+@click.option("--bootstrap", "resamples", type=click.IntRange(0, MAX_RESAMPLES), default=1000, show_default=True,
+              help=f"summeval-correlation and human-dev: bootstrap resamples of articles/prompts, 0 to {MAX_RESAMPLES} "
+                   "(0: no intervals).")
 @click.option("--encoder", default=None, help="DiscoEval only: the encoder spec (minilm, hf:PATH[:pool=mean] ...).")
 @click.option("--tasks", default=None, help="DiscoEval only: comma-separated tasks or groups (SP,BSO,PDTB-E ...).")
 @click.option("--mechanisms", default=None,
               help="Localisation only: comma-separated transition mechanisms (local-term, pair-alone, cut-drop, "
                    "window) [default: every one the checkpoint can run].")
-@click.option("--progress/--no-progress", default=None,
-              help="Progress bars on stderr [default: when stderr is a terminal].")
+@click.option("--progress/--quiet", default=None,
+              help="Progress bars on stderr [default: when stderr is a terminal]; --quiet: none.")
+@click.option("--no-progress", "no_progress_alias", is_flag=True, hidden=True, help="The old name of --quiet.")
 @click.option("--verbose", "-v", is_flag=True, help="Log each test set's result to stderr as it finishes.")
 def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Path], seed: Optional[int],
               batch_size: int,
               device: Optional[str], dtype: Optional[str], no_cache: bool, cache_dir: Optional[Path], baselines: bool,
               resamples: int, encoder: Optional[str], tasks: Optional[str], mechanisms: Optional[str],
-              progress: Optional[bool], verbose: bool) -> None:
+              progress: Optional[bool], verbose: bool, out_alias: Optional[Path] = None,
+              no_progress_alias: bool = False) -> None:
     """Benchmark a checkpoint: the paper's test sets, the linguistic probes, agreement with human ratings
     (summeval-correlation, human-dev), DiscoEval, or scoring speed."""
+    out_dir = out_dir or out_alias
+    if no_progress_alias:
+        progress = False
     name = suite.strip().casefold()
     if name not in ALL_SUITE_NAMES:
         raise InputError(f"unknown suite {suite!r}: choose one of {', '.join(ALL_SUITE_NAMES)}")

@@ -1,6 +1,6 @@
 """Saving and loading checkpoints: the one contract between ``training`` and the scorer.
 
-Three flavours share one folder layout (README, "Checkpoints and offline use"):
+Three flavours share one folder layout (docs/reproducibility.md, "Checkpoints and offline use"):
 
 - ``full``: ``backbone/`` (config + safetensors) + ``head.safetensors``; self-contained.
 - ``adapter``: ``adapter/`` (a PEFT adapter) + ``head.safetensors`` over a named backbone.

@@ -5,7 +5,7 @@ class), so the cost of loading is paid per actor, not per batch, and Ray handles
 reading/writing JSONL or Parquet from local disks or object stores. A text's score does not depend on which other
 texts share its batch (up to float noise, about 1e-6), so the scores equal single-process ones within 1e-5. Ray is
 imported only when this runs (``pip install 'coherence-metric[integrations]'``); pointing at a cluster is Ray's
-business: ``ray.init(address=...)`` or ``RAY_ADDRESS`` before calling, as README's "Ray Data" section shows.
+business: ``ray.init(address=...)`` or ``RAY_ADDRESS`` before calling, as docs/integrations.md shows.
 """
 
 from __future__ import annotations
@@ -14,6 +14,8 @@ from typing import Any, Dict, List, Optional
 
 from .errors import InputError
 from .registry import DEFAULT_MODEL
+
+__all__ = ["ScorerActor", "dataset_signature", "score_dataset"]
 
 DEFAULT_TEXTS_PER_BATCH = 256
 """Texts handed to an actor at once; the scorer then batches them by tokens (length-sorted) inside."""
@@ -93,13 +95,21 @@ def score_dataset(dataset: Any, column: str = "text", output_column: str = "cohe
         actors: scorer actors (each loads the checkpoint once); None: the cluster's CPUs less one (left to the
             read and write tasks) divided by what one actor asks for, or its GPUs with ``gpus_per_actor``. Actors
             asking for every CPU starve the read and write tasks, and the job never ends.
-        cpus_per_actor, gpus_per_actor: resources of one actor; its torch threads follow ``cpus_per_actor``.
+        cpus_per_actor: CPUs of one actor; its torch threads follow it.
+        gpus_per_actor: GPUs of one actor.
         texts_per_batch: rows handed to an actor at a time.
         device, dtype, batch_size, max_length, truncation, revision, local_files_only: ``CoherenceScorer``'s
             settings.
         tally: a ``SignatureTally.create()`` handle; the actors report to it what they scored with, so the signature
             names the dtype they ran and the truncation count (``ray.get(tally.signatures.remote())`` after the
             dataset is consumed).
+        device: ``CoherenceScorer``'s setting, as are the six below.
+        dtype: the compute dtype.
+        batch_size: most texts per forward pass.
+        max_length: most tokens per text.
+        truncation: the policy for longer texts.
+        revision: the Hub revision.
+        local_files_only: never use the network.
 
     Nothing runs until the dataset is consumed (``write_parquet``, ``take``, ``iter_batches``...). Call
     ``ray.init(...)`` first to pick the cluster; otherwise Ray starts a local one.

@@ -19,7 +19,7 @@ import os
 import stat
 import sys
 from dataclasses import dataclass
-from typing import BinaryIO, List, Union
+from typing import BinaryIO, Dict, List, Union
 
 from .errors import InputError
 from .texts import INVISIBLE, has_visible_characters, lone_surrogate
@@ -159,3 +159,32 @@ def read_texts(path: str, input_format: str = "doc", field: str = "text") -> Lis
             raise InputError(f"{name} line {number} is empty: with --input-format lines every line is one text")
         texts.append(_visible(InputText(f"{name}:{number}", line.strip()), f"{name} line {number}"))
     return texts
+
+
+def read_grouped_texts(path: str, field: str, group_field: str) -> Dict[str, List[InputText]]:
+    """Read a JSONL file whose lines say which system wrote them (``group_field``), as one list of texts per
+    system, systems in order of first appearance and each system's texts in file order (its i-th text answers
+    input i). One read, so ``-`` (stdin) works too.
+
+    Raises:
+        InputError: everything ``read_texts`` refuses, and a line without ``group_field`` or with a value that is
+            not a string or a number.
+    """
+    name = "<stdin>" if path == STDIN else path
+    content = _decode(_read_bytes(path), name).replace("\r\n", "\n")
+    if not content.strip():
+        raise InputError(f"{name} is empty: there is no text to score")
+    texts = jsonl_texts(content, name, field)
+    lines = content.split("\n")
+    groups: Dict[str, List[InputText]] = {}
+    for text in texts:
+        number = int(text.label.rsplit(":", 1)[1])
+        value = json.loads(lines[number - 1]).get(group_field)
+        if value is None:
+            raise InputError(f"{name} line {number} has no field {group_field!r} (--group-by names the field that "
+                             "says which system wrote the text)")
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise InputError(f"{name} line {number}: field {group_field!r} must be a string or a number, "
+                             f"got {type(value).__name__}")
+        groups.setdefault(str(value), []).append(text)
+    return groups

@@ -287,7 +287,8 @@ class CoherenceScorer:
             warnings.warn(
                 f"{encoded.n_truncated} of {len(joined)} texts were longer than max_length={self.max_length} "
                 "tokens and were cut"
-                + ("; use truncation='window' to score them whole" if self.truncation == "warn"
+                + ("; use truncation='window' (CLI: --truncation window) to score them whole"
+                   if self.truncation == "warn"
                    else " (a single sentence longer than max_length)"),
                 TruncationWarning,
                 stacklevel=2,
@@ -429,7 +430,8 @@ class CoherenceScorer:
             first = too_long[0]
             raise InputError(
                 f"{len(too_long)} text(s) exceed max_length={self.max_length} tokens (text {first} has "
-                f"{len(ids[first])}): pass truncation='window' or 'warn', or a larger max_length"
+                f"{len(ids[first])}): pass truncation='window' or 'warn', or a larger max_length (CLI: --truncation "
+                "window or warn, --max-length N)"
             )
         if not too_long:
             return _Encoded(ids, list(range(len(ids))), 0, 0)

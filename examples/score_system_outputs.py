@@ -2,9 +2,10 @@
 
 Each line of the input holds {"system": ..., "text": ...} (the text may also be a list of sentences):
 
-    python examples/score_system_outputs.py outputs.jsonl --model path/to/checkpoint
+    python examples/score_system_outputs.py examples/system_outputs.jsonl
 
-Texts of all systems are scored in one call, so the model loads once and batches stay full.
+Texts of all systems are scored in one call, so the model loads once and batches stay full. The command line does
+the same, with intervals and p-values: ``coherence-metric compare FILE.jsonl --group-by system``.
 """
 
 from __future__ import annotations
@@ -21,15 +22,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("jsonl", help="one JSON object per line with 'system' and 'text'")
     parser.add_argument("--model", default="default", help="checkpoint: 'default', a folder or a Hub id")
-    parser.add_argument("--text-field", default="text")
-    parser.add_argument("--system-field", default="system")
+    parser.add_argument("--field", default="text", help="the field holding the text (as the CLI's --field)")
+    parser.add_argument("--text-field", dest="field", help=argparse.SUPPRESS)  # the old name, kept working
+    parser.add_argument("--system-field", default="system", help="the field naming the system")
     args = parser.parse_args()
     try:
         with open(args.jsonl, encoding="utf-8") as handle:
             records = [json.loads(line) for line in handle if line.strip()]
         systems = [record[args.system_field] for record in records]
         scorer = CoherenceScorer(args.model)
-        result = scorer.score([record[args.text_field] for record in records])
+        result = scorer.score([record[args.field] for record in records])
     except (OSError, ValueError, KeyError, CoherenceMetricError) as error:
         print(f"score_system_outputs: error: {error}", file=sys.stderr)
         return 2

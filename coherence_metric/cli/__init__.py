@@ -84,7 +84,7 @@ def _show_warning(message: Any, category: Any, filename: str, lineno: int, file:
 
 def main(argv: Optional[List[str]] = None) -> None:
     """Console entry point: registers the commands, prints warnings as one line, runs click."""
-    from . import compare, diagnose, download, explain, models, report, score  # noqa: F401  (registers the commands)
+    from . import commands  # noqa: F401  (registers the commands)
 
     warnings.showwarning = _show_warning
     cli.main(args=argv, prog_name="coherence-metric")

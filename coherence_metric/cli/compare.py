@@ -1,18 +1,25 @@
-"""``coherence-metric compare A B [C ...]``: which of two texts is more coherent, or how two or more systems rank."""
+"""``coherence-metric compare A B [C ...]``: which of two texts is more coherent, or how two or more systems rank.
+
+Systems come one file each (``-i lines|paragraphs|jsonl``: item i of every file is the same input) or from one
+JSONL file whose lines name their system (``--group-by system``).
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any, Optional, Tuple
+import warnings
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import click
 
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED
 from ..errors import InputError
+from ..inputs import InputText
 from ..significance import DEFAULT_TRIALS, MAX_TRIALS
 from . import cli
 from .labels import display_name, errors_named_by_label, escape_label, refuse_repeated_files
 from .options import build_scorer, input_options, model_options, read_all
+from .tables import TABLE_FORMATS, floor_note, format_p_value, p_value_floor
 
 
 def _render_single(result: Any, label_a: str, label_b: str) -> None:
@@ -26,55 +33,54 @@ def _render_single(result: Any, label_a: str, label_b: str) -> None:
         click.echo(f"winner: {result.winner.upper()} ({winner}), more coherent by {abs(result.difference):.4f}")
 
 
-def _render_paired(result: Any, label_a: str, label_b: str) -> None:
+def _render_paired(result: Any, label_a: str, label_b: str, resamples: int, trials: int, seed: int) -> None:
+    from ..significance import mean_interval
+
+    confidence = result.confidence or 0.95
     low, high = result.win_rate_interval
     diff_low, diff_high = result.mean_difference_interval
-    percent = round(100 * (result.confidence or 0.95))
-    click.echo(f"A  {label_a}  system score {result.score_a:.4f}")
-    click.echo(f"B  {label_b}  system score {result.score_b:.4f}")
+    percent = round(100 * confidence)
+    for side, label, scores, value in (("A", label_a, result.scores_a, result.score_a),
+                                       ("B", label_b, result.scores_b, result.score_b)):
+        side_low, side_high = mean_interval(scores, resamples, seed, confidence)
+        click.echo(f"{side}  {label}  system score {value:.4f}  ({percent}% CI {side_low:.4f} to {side_high:.4f})")
     click.echo(f"pairs: {len(result.pair_winners)}  A wins {result.wins_a}  B wins {result.wins_b}  ties {result.ties}")
     click.echo(f"A win rate: {result.win_rate:.3f}  ({percent}% CI {low:.3f} to {high:.3f})")
     click.echo(f"mean difference A-B: {result.difference:+.4f}  ({percent}% CI {diff_low:+.4f} to {diff_high:+.4f})")
-    click.echo(f"p-value (A and B differ): paired bootstrap {result.p_value_bootstrap:.4f}, "
-               f"approximate randomization {result.p_value_randomization:.4f}")
+    click.echo(f"p-value (A and B differ): paired bootstrap {format_p_value(result.p_value_bootstrap, resamples)}, "
+               f"approximate randomization {format_p_value(result.p_value_randomization, trials)}")
+    if min(result.p_value_bootstrap / p_value_floor(resamples), result.p_value_randomization / p_value_floor(trials)) \
+            <= 1 + 1e-9:
+        click.echo(floor_note(resamples, trials))
     click.echo(f"winner: {result.winner.upper() if result.winner != 'tie' else 'tie'}")
 
 
-@cli.command("compare")
-@click.argument("file_a")
-@click.argument("file_b")
-@click.argument("more_files", nargs=-1)
-@input_options
-@click.option("--bootstrap", "bootstrap_resamples", type=click.IntRange(1, MAX_RESAMPLES), default=DEFAULT_RESAMPLES,
-              show_default=True, help=f"Paired-bootstrap resamples (paired comparisons), at most {MAX_RESAMPLES}.")
-@click.option("--trials", "randomization_trials", type=click.IntRange(1, MAX_TRIALS), default=DEFAULT_TRIALS,
-              show_default=True, help=f"Approximate-randomization trials (paired comparisons), at most {MAX_TRIALS}.")
-@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=DEFAULT_SEED, show_default=True,
-              help="Seed of the paired bootstrap and the randomization test (0 to 2**63 - 1).")
-@model_options
-def compare_command(file_a: str, file_b: str, more_files: Tuple[str, ...], input_format: str, field: str,
-                    output_format: str, bootstrap_resamples: int, randomization_trials: int, seed: int, model: str,
-                    revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
-                    max_length: Optional[int], truncation: str, offline: bool, progress: bool) -> None:
-    """Compare FILE_A with FILE_B: two texts (default), or two or more systems' outputs on the same inputs
-    (--input-format lines/paragraphs/jsonl: item i of every file is the same input), with paired-bootstrap
-    intervals and p-values (paired bootstrap, approximate randomization) for every pair."""
-    if more_files:
-        from .compare_systems import compare_many
+def _multi_line_hint(files: List[str], sides: List[List[InputText]]) -> None:
+    """Two files read whole (``-i doc``) that each hold several lines are often two systems' outputs, one per
+    line: say so in one line (silenced by --quiet) rather than compare two concatenations silently."""
+    counts = [sum(1 for line in str(side[0].text).split("\n") if line.strip()) for side in sides]
+    if min(counts) > 1:
+        names = ["<stdin>" if path == "-" else path for path in files]
+        warnings.warn(f"{names[0]} has {counts[0]} lines and {names[1]} has {counts[1]}, each compared as one text "
+                      "(-i doc): one text per line? pass -i lines", stacklevel=2)
 
-        compare_many([file_a, file_b, *more_files], input_format, field, output_format, bootstrap_resamples,
-                     randomization_trials, seed,
-                     lambda: build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline,
-                                          progress))
-        return
-    refuse_repeated_files([file_a, file_b], allow_same_file=True)  # a file against itself is a tie check
-    side_a = read_all([file_a], input_format, field)
-    side_b = read_all([file_b], input_format, field)
-    paired = input_format != "doc"
+
+def _compare_two(label_a: str, side_a: List[InputText], label_b: str, side_b: List[InputText], paired: bool,
+                 output_format: str, bootstrap_resamples: int, randomization_trials: int, seed: int,
+                 make_scorer: Callable[[], Any]) -> None:
     if paired and len(side_a) != len(side_b):
-        raise InputError(f"{file_a} has {len(side_a)} texts and {file_b} has {len(side_b)}: "
+        raise InputError(f"{label_a} has {len(side_a)} texts and {label_b} has {len(side_b)}: "
                          "a paired comparison needs the same number, in the same order")
-    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
+    if output_format in TABLE_FORMATS:
+        if not paired:
+            raise InputError(f"-f {output_format} prints a table of systems: compare two systems' outputs on the same "
+                             "inputs (-i lines, -i paragraphs or -i jsonl)")
+        from .compare_systems import compare_inputs
+
+        compare_inputs({label_a: side_a, label_b: side_b}, output_format, bootstrap_resamples, randomization_trials,
+                       seed, make_scorer)
+        return
+    scorer = make_scorer()
     texts_a = [item.text for item in side_a]
     texts_b = [item.text for item in side_b]
     with errors_named_by_label([item.label for item in side_a + side_b]):
@@ -83,19 +89,93 @@ def compare_command(file_a: str, file_b: str, more_files: Tuple[str, ...], input
                                     randomization_trials=randomization_trials)
         else:
             result = scorer.compare(texts_a[0], texts_b[0])
-    label_a, label_b = display_name(file_a), display_name(file_b)
     if output_format == "json":
         data = result.to_dict()
         data.update({"a": label_a, "b": label_b})
         click.echo(json.dumps(data, indent=2))
         return
     if output_format == "tsv":
-        click.echo("side\tlabel\tscore")
-        for label, values in (("a", side_a), ("b", side_b)):
-            scores = result.scores_a if label == "a" else result.scores_b
+        click.echo("system\tlabel\tscore")
+        for label, values, scores in ((label_a, side_a, result.scores_a), (label_b, side_b, result.scores_b)):
             for item, value in zip(values, scores):
                 click.echo(f"{label}\t{escape_label(item.label)}\t{value:.6f}")
         click.echo(f"signature: {result.signature}", err=True)
         return
-    (_render_paired if paired else _render_single)(result, escape_label(label_a), escape_label(label_b))
+    if paired:
+        _render_paired(result, escape_label(label_a), escape_label(label_b), bootstrap_resamples, randomization_trials,
+                       seed)
+    else:
+        _render_single(result, escape_label(label_a), escape_label(label_b))
     click.echo(f"signature: {result.signature}")
+
+
+def _grouped(files: Tuple[str, ...], input_format: str, field: str, group_by: str) -> Dict[str, List[InputText]]:
+    if len(files) != 1:
+        raise InputError(f"--group-by reads every system from one JSONL file, got {len(files)} files")
+    if input_format not in ("doc", "jsonl"):
+        raise InputError(f"--group-by needs JSONL input (each line names its system), not -i {input_format}")
+    from ..inputs import read_grouped_texts
+
+    groups = read_grouped_texts(files[0], field, group_by)
+    if len(groups) < 2:
+        name = "<stdin>" if files[0] == "-" else files[0]
+        raise InputError(f"{name} names {len(groups)} system in field {group_by!r}: a comparison needs at least 2")
+    counts = {system: len(items) for system, items in groups.items()}
+    if len(set(counts.values())) != 1:
+        listed = ", ".join(f"{system} {count}" for system, count in counts.items())
+        raise InputError(f"the systems have different numbers of texts ({listed}): a paired comparison needs the "
+                         "same number, the i-th text of every system answering the same input")
+    return groups
+
+
+@cli.command("compare", short_help="Which text is more coherent, or rank 2+ systems with p-values.")
+@click.argument("files", nargs=-1, required=True)
+@input_options
+@click.option("--group-by", default=None, metavar="FIELD",
+              help="Read every system from one JSONL file: FIELD names the system that wrote each line (the i-th "
+                   "line of each system answers input i).")
+@click.option("--bootstrap", "bootstrap_resamples", type=click.IntRange(1, MAX_RESAMPLES), default=DEFAULT_RESAMPLES,
+              show_default=True, help=f"Paired-bootstrap resamples (paired comparisons), 1 to {MAX_RESAMPLES}.")
+@click.option("--trials", "randomization_trials", type=click.IntRange(1, MAX_TRIALS), default=DEFAULT_TRIALS,
+              show_default=True, help=f"Approximate-randomization trials (paired comparisons), 1 to {MAX_TRIALS}.")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=DEFAULT_SEED, show_default=True,
+              help="Seed of the paired bootstrap and the randomization test (0 to 2**63 - 1).")
+@model_options
+def compare_command(files: Tuple[str, ...], input_format: str, field: str, output_format: str,
+                    group_by: Optional[str], bootstrap_resamples: int, randomization_trials: int, seed: int,
+                    model: str, revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
+                    max_length: Optional[int], truncation: str, offline: bool, progress: bool) -> None:
+    """Compare FILES: two texts (default: each file is one text), or two or more systems' outputs on the same
+    inputs (--input-format lines/paragraphs/jsonl: item i of every file is the same input; or one JSONL file with
+    --group-by FIELD), with paired-bootstrap intervals and p-values (paired bootstrap, approximate randomization)
+    for every pair."""
+    def make_scorer() -> Any:
+        return build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
+
+    if group_by is not None:
+        groups = _grouped(files, input_format, field, group_by)
+    else:
+        if len(files) < 2:
+            raise InputError("compare needs two files (or one JSONL file with --group-by FIELD)")
+        if len(files) > 2:
+            from .compare_systems import compare_many
+
+            compare_many(list(files), input_format, field, output_format, bootstrap_resamples, randomization_trials,
+                         seed, make_scorer)
+            return
+        refuse_repeated_files(list(files), allow_same_file=True)  # a file against itself is a tie check
+        sides = [read_all([path], input_format, field) for path in files]
+        if input_format == "doc":
+            _multi_line_hint(list(files), sides)
+        label_a, label_b = (display_name(path) for path in files)
+        _compare_two(label_a, sides[0], label_b, sides[1], input_format != "doc", output_format, bootstrap_resamples,
+                     randomization_trials, seed, make_scorer)
+        return
+    if len(groups) > 2:
+        from .compare_systems import compare_inputs
+
+        compare_inputs(groups, output_format, bootstrap_resamples, randomization_trials, seed, make_scorer)
+        return
+    (label_a, side_a), (label_b, side_b) = groups.items()
+    _compare_two(label_a, side_a, label_b, side_b, True, output_format, bootstrap_resamples, randomization_trials,
+                 seed, make_scorer)

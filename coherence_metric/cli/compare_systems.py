@@ -13,8 +13,10 @@ from typing import Any, Callable, Dict, List
 import click
 
 from ..errors import InputError
+from ..inputs import InputText
 from .labels import display_name, escape_label, name_positions, refuse_repeated_files
 from .options import read_all
+from .tables import TABLE_FORMATS, floor_note, format_p_value, p_value_floor, render_latex, render_markdown
 
 _PAIRED_FORMATS = ("lines", "paragraphs", "jsonl")
 
@@ -24,7 +26,7 @@ def _render(comparison: Any) -> None:
     ranks = comparison.ranks
     n_inputs = len(next(iter(comparison.systems.values())).scores)
     shown = {name: escape_label(name) for name in comparison.systems}  # a tab or newline in a name breaks no line
-    width = max(len(name) for name in shown.values())
+    width = max(len("system"), *(len(name) for name in shown.values()))
     click.echo(f"systems: {len(comparison.systems)}  inputs: {n_inputs}  ({percent}% CIs: paired bootstrap, "
                f"{comparison.bootstrap_resamples} resamples, seed {comparison.seed})")
     click.echo(f"rank  {'system':<{width}}  {'score':>10}  {percent}% CI")
@@ -42,7 +44,10 @@ def _render(comparison: Any) -> None:
         win_low, win_high = pair.win_rate_interval
         click.echo(f"{shown[pair.a]:<{width}}  {shown[pair.b]:<{width}}  {pair.mean_difference:+9.4f}  "
                    f"[{diff_low:+.4f}, {diff_high:+.4f}]  {pair.win_rate:10.3f}  [{win_low:.3f}, {win_high:.3f}]  "
-                   f"{pair.p_value_bootstrap:7.4f}  {pair.p_value_randomization:7.4f}")
+                   f"{format_p_value(pair.p_value_bootstrap, comparison.bootstrap_resamples):>7}  "
+                   f"{format_p_value(pair.p_value_randomization, comparison.randomization_trials):>7}")
+    if _any_at_floor(comparison):
+        click.echo(floor_note(comparison.bootstrap_resamples, comparison.randomization_trials))
     click.echo(f"signature: {comparison.signature}")
 
 
@@ -54,6 +59,12 @@ def _named_by_label(error: InputError, inputs: Dict[str, List[Any]]) -> InputErr
             named = name_positions(str(error)[len(prefix):], [item.label for item in items])
             return InputError(named if named != str(error)[len(prefix):] else str(error))
     return error
+
+
+def _any_at_floor(comparison: Any) -> bool:
+    floors = (p_value_floor(comparison.bootstrap_resamples), p_value_floor(comparison.randomization_trials))
+    return any(min(pair.p_value_bootstrap / floors[0], pair.p_value_randomization / floors[1]) <= 1 + 1e-9
+               for pair in comparison.pairs)
 
 
 def compare_many(files: List[str], input_format: str, field: str, output_format: str, bootstrap_resamples: int,
@@ -70,6 +81,12 @@ def compare_many(files: List[str], input_format: str, field: str, output_format:
         listed = ", ".join(f"{label} {count}" for label, count in counts.items())
         raise InputError(f"the systems have different numbers of texts ({listed}): a paired comparison needs the "
                          "same number, in the same order")
+    compare_inputs(inputs, output_format, bootstrap_resamples, randomization_trials, seed, build_scorer)
+
+
+def compare_inputs(inputs: Dict[str, List[InputText]], output_format: str, bootstrap_resamples: int,
+                   randomization_trials: int, seed: int, build_scorer: Callable[[], Any]) -> None:
+    """Compare systems already read (one list of texts each, same length), print in ``output_format``."""
     systems: Dict[str, List[Any]] = {label: [item.text for item in items] for label, items in inputs.items()}
     try:
         comparison = build_scorer().compare_systems(systems, bootstrap_resamples=bootstrap_resamples, seed=seed,
@@ -87,5 +104,7 @@ def compare_many(files: List[str], input_format: str, field: str, output_format:
             for item, value in zip(items, comparison.systems[label].scores):
                 click.echo(f"{escape_label(label)}\t{escape_label(item.label)}\t{value:.6f}")
         click.echo(f"signature: {comparison.signature}", err=True)
+    elif output_format in TABLE_FORMATS:
+        click.echo(render_markdown(comparison) if output_format == "markdown" else render_latex(comparison))
     else:
         _render(comparison)

@@ -11,7 +11,7 @@ from . import cli
 from .options import build_scorer, input_options_for, model_options, read_all
 
 
-@cli.command("diagnose")
+@cli.command("diagnose", short_help="Does the score lean on length, case or tokenisation?")
 @click.argument("file")
 @input_options_for(("text", "json"))
 @model_options

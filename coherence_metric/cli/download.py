@@ -9,7 +9,7 @@ import click
 from . import cli
 
 
-@cli.command("download")
+@cli.command("download", short_help="Fetch a checkpoint once, to score offline afterwards.")
 @click.argument("model")
 @click.option("--revision", default=None, help="Hub revision (branch, tag or commit).")
 def download_command(model: str, revision: Optional[str]) -> None:

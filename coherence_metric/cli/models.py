@@ -38,11 +38,26 @@ def _fingerprint(name: str) -> str:
         return f"unreadable config: {error}"
 
 
+DESCRIPTIONS_NAME = "descriptions.json"
+
+
+def packaged_descriptions() -> Dict[str, str]:
+    """One line per packaged checkpoint saying what it is for (``checkpoints/descriptions.json``); an unreadable
+    file gives none rather than ending the listing."""
+    try:
+        data = json.loads((PACKAGED_CHECKPOINTS_DIR / DESCRIPTIONS_NAME).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return {}
+    return {name: text for name, text in data.items() if isinstance(text, str) and not name.startswith("_")}
+
+
 def _listing() -> Dict[str, Any]:
     """Everything ``models`` prints, as one JSON-ready mapping."""
+    descriptions = packaged_descriptions()
     return {
         "packaged_dir": str(PACKAGED_CHECKPOINTS_DIR),
-        "packaged": [{"name": name, "fingerprint": _fingerprint(name)} for name in packaged_checkpoints()],
+        "packaged": [{"name": name, "fingerprint": _fingerprint(name), "description": descriptions.get(name, "")}
+                     for name in packaged_checkpoints()],
         "aliases": packaged_aliases(),
         "hub_cache": [{"repo_id": repo_id, "revision": commit} for repo_id, commit in _cached_hub_checkpoints()],
     }
@@ -52,6 +67,8 @@ def _echo_text(listing: Dict[str, Any]) -> None:
     click.echo(f"packaged ({listing['packaged_dir']}):")
     for entry in listing["packaged"]:
         click.echo(f"  {entry['name']:<28} {entry['fingerprint']}")
+        if entry["description"]:
+            click.echo(f"      {entry['description']}")
     if not listing["packaged"]:
         click.echo("  (none)")
     click.echo("aliases:")
@@ -66,7 +83,7 @@ def _echo_text(listing: Dict[str, Any]) -> None:
         click.echo("  (none)")
 
 
-@cli.command("models")
+@cli.command("models", short_help="List usable checkpoints and what each is for.")
 @click.option("--format", "-f", "output_format", type=click.Choice(["text", "json"]), default="text",
               show_default=True, help="Output format.")
 def models_command(output_format: str) -> None:

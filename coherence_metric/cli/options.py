@@ -6,6 +6,7 @@ import contextlib
 import contextvars
 import functools
 import logging
+import os
 import sys
 import warnings
 from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
@@ -14,7 +15,7 @@ import click
 
 from ..inputs import INPUT_FORMATS
 
-OUTPUT_FORMATS = ("text", "json", "tsv")
+OUTPUT_FORMATS = ("text", "json", "tsv", "markdown", "latex")
 _quiet: contextvars.ContextVar[bool] = contextvars.ContextVar("coherence_metric_quiet", default=False)
 
 
@@ -109,11 +110,23 @@ def _input_options(function: Callable[..., Any], output_formats: Tuple[str, ...]
         click.option("--field", default="text", show_default=True,
                      help="The jsonl field holding the text (a string or a list of sentences)."),
         click.option("--format", "-f", "output_format", type=click.Choice(output_formats), default="text",
-                     show_default=True, help="Output format."),
+                     show_default=True,
+                     help="Output format (markdown and latex: tables to paste into a README or a paper)."),
     ]
     for decorator in reversed(decorators):
         function = decorator(function)
     return function
+
+
+def bf16_hint(requested_dtype: str, resolved_dtype: str) -> Optional[str]:
+    """The one-line note for a run where ``--dtype auto`` chose bf16 by itself: the numbers are fine to read, but
+    the setting to report (and to compare across machines) is fp32. None when the user chose the dtype."""
+    from ..runtime import DTYPE_ENV_VAR
+
+    if requested_dtype.lower() != "auto" or resolved_dtype != "bf16" or os.environ.get(DTYPE_ENV_VAR, "").strip():
+        return None
+    return ("scored in bf16 (--dtype auto on hardware with native bf16; the signature says dtype:bf16): fp32 is the "
+            "setting for numbers in a paper or compared across machines, pass --dtype fp32")
 
 
 def build_scorer(model: str, revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
@@ -121,7 +134,7 @@ def build_scorer(model: str, revision: Optional[str], device: Optional[str], dty
     """Build the scorer the options describe (imports torch, so only after the inputs have been read)."""
     from ..scorer import CoherenceScorer
 
-    return CoherenceScorer(
+    scorer = CoherenceScorer(
         model,
         device=device,
         dtype=dtype,
@@ -132,6 +145,10 @@ def build_scorer(model: str, revision: Optional[str], device: Optional[str], dty
         local_files_only=offline,
         progress=progress,
     )
+    hint = bf16_hint(dtype, scorer.dtype)
+    if hint:
+        warnings.warn(hint, stacklevel=2)  # a warning, so --quiet silences it with the others
+    return scorer
 
 
 def read_all(paths: List[str], input_format: str, field: str) -> List[Any]:

@@ -7,23 +7,32 @@ from typing import Any, List, Optional
 
 import click
 
+from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED
 from . import cli
 from .labels import errors_named_by_label, escape_label
 from .options import build_scorer, input_options, is_quiet, model_options, read_all
 from .score_ray import ray_options, score_with_ray
+from .tables import plural, render_score_latex, render_score_markdown
 
 
-@cli.command("score")
+@cli.command("score", short_help="Score texts: one score each, their mean and its interval.")
 @click.argument("files", nargs=-1, required=True)
 @input_options
+@click.option("--bootstrap", "bootstrap_resamples", type=click.IntRange(0, MAX_RESAMPLES), default=DEFAULT_RESAMPLES,
+              show_default=True,
+              help=f"Bootstrap resamples of the texts for the system score's 95% interval, 0 to {MAX_RESAMPLES} "
+                   "(0: no interval; one text has none).")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=DEFAULT_SEED, show_default=True,
+              help="Seed of that bootstrap (0 to 2**63 - 1).")
 @ray_options
 @model_options
-def score_command(files: List[str], input_format: str, field: str, output_format: str, use_ray: bool,
-                  output_dir: Optional[str], ray_address: Optional[str], actors: Optional[int], model: str,
-                  revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
-                  max_length: Optional[int], truncation: str, offline: bool, progress: bool) -> None:
-    """Score the texts in FILES (use - for stdin); higher is more coherent. With --ray, score a JSONL or Parquet
-    dataset on a Ray cluster and write it with a 'coherence' column to --output."""
+def score_command(files: List[str], input_format: str, field: str, output_format: str, bootstrap_resamples: int,
+                  seed: int, use_ray: bool, output_dir: Optional[str], ray_address: Optional[str],
+                  actors: Optional[int], model: str, revision: Optional[str], device: Optional[str], dtype: str,
+                  batch_size: int, max_length: Optional[int], truncation: str, offline: bool, progress: bool) -> None:
+    """Score the texts in FILES (use - for stdin); higher is more coherent. Prints each text's score and their mean
+    (the system score) with a bootstrap interval. With --ray, score a JSONL or Parquet dataset on a Ray cluster and
+    write it with a 'coherence' column to --output."""
     if use_ray:
         settings = {"device": device, "dtype": dtype, "batch_size": batch_size, "max_length": max_length,
                     "truncation": truncation, "revision": revision, "local_files_only": offline}
@@ -35,7 +44,13 @@ def score_command(files: List[str], input_format: str, field: str, output_format
     labels = [item.label for item in inputs]
     with errors_named_by_label(labels):
         result = scorer.score([item.text for item in inputs])
-    if output_format == "json":
+    if len(result.scores) > 1 and bootstrap_resamples > 0:
+        result = result.with_system_score_interval(bootstrap_resamples, seed)
+    if output_format == "markdown":
+        click.echo(render_score_markdown(labels, result))
+    elif output_format == "latex":
+        click.echo(render_score_latex(labels, result))
+    elif output_format == "json":
         data: Any = result.to_dict()
         data["labels"] = labels
         click.echo(json.dumps(data, indent=2))
@@ -47,5 +62,10 @@ def score_command(files: List[str], input_format: str, field: str, output_format
     else:
         for label, value in zip(labels, result.scores):
             click.echo(f"{value:10.4f}  {escape_label(label)}")
-        click.echo(f"system score: {result.system_score:.4f} (mean of {len(result.scores)} texts)")
+        summary = f"system score: {result.system_score:.4f} (mean of {plural(len(result.scores), 'text')}"
+        if result.system_score_interval is not None:
+            low, high = result.system_score_interval
+            summary += (f"; {round(100 * (result.confidence or 0.95))}% CI {low:.4f} to {high:.4f}, bootstrap over "
+                        "the texts")
+        click.echo(summary + ")")
         click.echo(f"signature: {result.signature}")

@@ -17,6 +17,8 @@ from ..errors import InputError
 from ..registry import DEFAULT_MODEL
 from ..texts import normalise_documents
 
+__all__ = ["MODULE_PATH", "compute"]
+
 MODULE_PATH = str(Path(__file__).resolve().parent / "coherence")
 """The folder to pass to ``evaluate.load``; it holds ``coherence.py``, named after the folder as evaluate wants."""
 

@@ -19,6 +19,8 @@ import torch
 import torchmetrics
 from torchmetrics.utilities import dim_zero_cat
 
+__all__ = ["CoherenceMetric"]
+
 from ..errors import InputError
 from ..registry import DEFAULT_MODEL
 
@@ -49,6 +51,12 @@ class CoherenceMetric(torchmetrics.Metric):
             ``CoherenceScorer``. A name that resolves to nothing and bad settings are refused here, not at the first
             ``update()``; the checkpoint itself loads at the first ``update()``.
         device, dtype, batch_size, max_length, truncation: the cached scorer's settings (ignored for a scorer).
+        model: a model name or checkpoint folder for the cached scorer, or a ``CoherenceScorer``.
+        device: the cached scorer's device (ignored when ``model`` is a scorer, as are the four below).
+        dtype: its compute dtype.
+        batch_size: its most texts per forward pass.
+        max_length: its most tokens per text.
+        truncation: its policy for longer texts.
         **kwargs: torchmetrics ``Metric`` options (``sync_on_compute``, ``process_group``, ...).
 
     Attributes:

@@ -165,17 +165,20 @@ def test_models_lists_immutable_names_with_fingerprints_and_the_default_alias(ru
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith("packaged (") and lines[0].endswith("checkpoints):")
-    assert [line.split() for line in lines[1:4]] == [["cm-minilm-2026.11", "9a5eab21e7f1"],
-                                                     ["cm-minilm-joint-2026.11", "270ef501245f"],
-                                                     ["cm-minilm-pointwise-2026.11", "ffa0e578e583"]]
-    assert lines[4:7] == ["aliases:", "  default -> cm-minilm-joint-2026.11", "Hugging Face cache:"]
+    assert [lines[1].split(), lines[3].split(), lines[5].split()] == [
+        ["cm-minilm-2026.11", "9a5eab21e7f1"], ["cm-minilm-joint-2026.11", "270ef501245f"],
+        ["cm-minilm-pointwise-2026.11", "ffa0e578e583"]]
+    assert lines[2].startswith("      the paper's task") and lines[4].startswith("      order, truncation")
+    assert lines[6].startswith("      ranks different texts")
+    assert lines[7:10] == ["aliases:", "  default -> cm-minilm-joint-2026.11", "Hugging Face cache:"]
 
 
 def test_models_as_json(runner):
     data = json.loads(invoke(runner, ["models", "-f", "json"]).stdout)
-    assert {"name": "cm-minilm-2026.11", "fingerprint": "9a5eab21e7f1"} in data["packaged"]
-    assert {"name": "cm-minilm-pointwise-2026.11", "fingerprint": "ffa0e578e583"} in data["packaged"]
-    assert {"name": "cm-minilm-joint-2026.11", "fingerprint": "270ef501245f"} in data["packaged"]
+    packaged = [{key: entry[key] for key in ("name", "fingerprint")} for entry in data["packaged"]]
+    assert {"name": "cm-minilm-2026.11", "fingerprint": "9a5eab21e7f1"} in packaged
+    assert {"name": "cm-minilm-pointwise-2026.11", "fingerprint": "ffa0e578e583"} in packaged
+    assert {"name": "cm-minilm-joint-2026.11", "fingerprint": "270ef501245f"} in packaged
     assert data["aliases"] == {"default": "cm-minilm-joint-2026.11"} and isinstance(data["hub_cache"], list)
 
 
@@ -265,7 +268,8 @@ def test_a_text_of_invisible_characters_is_refused_naming_it(runner, bert_checkp
 @pytest.mark.parametrize("args, fragments", [
     (["score", "--bogus", COHERENT], ["No such option", "--bogus", "score --help'"]),
     (["score"], ["Missing argument", "FILES"]),
-    (["compare", COHERENT], ["Missing argument", "FILE_B"]),
+    (["compare"], ["Missing argument", "FILES"]),
+    (["compare", COHERENT], ["compare needs two files", "--group-by"]),
     (["score", COHERENT, "-i", "xml"], ["'xml' is not one of"]),
     (["score", COHERENT, "--batch-size", "0"], ["--batch-size"]),
     (["bogus"], ["No such command", "bogus"]),

@@ -161,4 +161,5 @@ def test_cli_refuses_mismatched_or_repeated_files(files, bert_checkpoint, tmp_pa
     result = _run(["compare", files[0], files[1], files[0], "-i", "lines", "--model", str(bert_checkpoint)])
     assert result.exit_code == 2 and f"{files[0]} is given twice" in result.stderr
     result = _run(["compare", files[0], "-i", "lines", "--model", str(bert_checkpoint)])
-    assert result.exit_code == 2 and "Missing argument 'FILE_B'" in result.stderr
+    assert result.exit_code == 2
+    assert "compare needs two files (or one JSONL file with --group-by FIELD)" in result.stderr

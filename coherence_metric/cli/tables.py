@@ -1,0 +1,148 @@
+"""How numbers are printed for people: p-values at their floor, and the per-system table as Markdown or LaTeX.
+
+A resampling p-value can never go below 1/(N+1) for N resamples or trials, so a p-value at that floor is printed
+as a bound ("<0.001") rather than as an estimate a reader might copy into a paper as exact. The Markdown and LaTeX
+tables are what a paper's results section needs: each system's score with its interval, and every pair's
+difference with its interval and p-values.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, List
+
+TABLE_FORMATS = ("markdown", "latex")
+
+
+def p_value_floor(count: int) -> float:
+    """The smallest p-value ``count`` resamples or trials can give: 1/(count+1)."""
+    return 1.0 / (count + 1)
+
+
+def format_p_value(p_value: float, count: int) -> str:
+    """``p_value`` to 4 decimals, or ``<X`` when it is at its floor 1/(count+1) (X: the floor rounded up to a
+    power of ten, so ``<0.001`` for 1,000 resamples); the true p-value may be anywhere below it."""
+    floor = p_value_floor(count)
+    if p_value <= floor * (1 + 1e-9):
+        bound = 10.0 ** math.ceil(math.log10(floor))
+        return f"<{bound:.{max(0, -round(math.log10(bound)))}f}"
+    return f"{p_value:.4f}"
+
+
+def floor_note(resamples: int, trials: int) -> str:
+    """The line that explains a ``<`` in front of a p-value."""
+    return (f"<: at the floor of the test, 1/(N+1) for N = {resamples} bootstrap resamples or {trials} randomization "
+            "trials; more of them can only lower it")
+
+
+def _cell_interval(low: float, high: float, signed: bool = False) -> str:
+    return f"[{low:+.4f}, {high:+.4f}]" if signed else f"[{low:.4f}, {high:.4f}]"
+
+
+def _latex_escape(text: str) -> str:
+    """Escape the characters LaTeX treats specially in a system name or file path."""
+    replacements = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+    return "".join(replacements.get(character, character) for character in text)
+
+
+def _rows(comparison: Any) -> List[List[str]]:
+    ranks = comparison.ranks
+    rows = []
+    for name in comparison.ranking:
+        result = comparison.systems[name]
+        low, high = result.system_score_interval
+        rows.append([str(ranks[name]), name, f"{result.system_score:.4f}", _cell_interval(low, high)])
+    return rows
+
+
+def _pair_rows(comparison: Any) -> List[List[str]]:
+    rows = []
+    for pair in comparison.pairs:
+        diff_low, diff_high = pair.mean_difference_interval
+        win_low, win_high = pair.win_rate_interval
+        rows.append([pair.a, pair.b, f"{pair.mean_difference:+.4f}", _cell_interval(diff_low, diff_high, signed=True),
+                     f"{pair.win_rate:.3f}", f"[{win_low:.3f}, {win_high:.3f}]",
+                     format_p_value(pair.p_value_bootstrap, comparison.bootstrap_resamples),
+                     format_p_value(pair.p_value_randomization, comparison.randomization_trials)])
+    return rows
+
+
+def _caption(comparison: Any) -> str:
+    percent = round(100 * comparison.confidence)
+    n_inputs = len(next(iter(comparison.systems.values())).scores)
+    return (f"Coherence (higher is better) of {len(comparison.systems)} systems on {n_inputs} inputs; {percent}% "
+            f"paired-bootstrap intervals ({comparison.bootstrap_resamples} resamples, seed {comparison.seed}); "
+            f"p-values two-sided, per pair, uncorrected (approximate randomization: {comparison.randomization_trials}"
+            " trials).")
+
+
+def render_markdown(comparison: Any) -> str:
+    """The systems table and the pairs table of a ``SystemsComparison`` as Markdown, signature last."""
+    percent = round(100 * comparison.confidence)
+    lines = [f"| rank | system | coherence | {percent}% CI |", "|---:|---|---:|---|"]
+    lines += ["| " + " | ".join(row) + " |" for row in _rows(comparison)]
+    lines += ["", f"| A | B | mean diff | {percent}% CI | A win rate | {percent}% CI | p (bootstrap) | "
+                  "p (randomization) |", "|---|---|---:|---|---:|---|---:|---:|"]
+    lines += ["| " + " | ".join(row) + " |" for row in _pair_rows(comparison)]
+    lines += ["", _caption(comparison) + " " + floor_note(comparison.bootstrap_resamples,
+                                                          comparison.randomization_trials) + ".",
+              "", f"Signature: `{comparison.signature}`"]
+    return "\n".join(lines)
+
+
+def render_latex(comparison: Any) -> str:
+    """The systems table of a ``SystemsComparison`` as a LaTeX ``table`` (booktabs), the pairs as a second
+    ``tabular``, the signature in a comment."""
+    percent = round(100 * comparison.confidence)
+    lines = ["% requires \\usepackage{booktabs}", f"% signature: {comparison.signature}", r"\begin{table}[t]",
+             r"\centering", r"\begin{tabular}{rlrl}", r"\toprule",
+             rf"Rank & System & Coherence & {percent}\% CI \\", r"\midrule"]
+    lines += [rf"{rank} & {_latex_escape(name)} & {value} & {interval} \\"
+              for rank, name, value, interval in _rows(comparison)]
+    lines += [r"\bottomrule", r"\end{tabular}", r"\vspace{0.5em}", "", r"\begin{tabular}{llrlrlrr}", r"\toprule",
+              rf"A & B & Mean diff. & {percent}\% CI & A win rate & {percent}\% CI & $p$ (boot.) & $p$ (rand.) \\",
+              r"\midrule"]
+    for row in _pair_rows(comparison):
+        cells = [_latex_escape(row[0]), _latex_escape(row[1]), *row[2:6],
+                 *(f"${cell}$" if cell.startswith("<") else cell for cell in row[6:])]
+        lines.append(" & ".join(cells) + r" \\")
+    lines += [r"\bottomrule", r"\end{tabular}",
+              rf"\caption{{{_latex_escape(_caption(comparison))} $<$: at the test's floor 1/(N+1).}}",
+              r"\end{table}"]
+    return "\n".join(lines)
+
+
+def render_score_markdown(labels: List[str], result: Any) -> str:
+    """One row per text and the system score (with its interval when there is one), as Markdown."""
+    lines = ["| text | coherence |", "|---|---:|"]
+    lines += [f"| {label} | {value:.4f} |" for label, value in zip(labels, result.scores)]
+    lines.append(f"| **system score** (mean of {len(result.scores)}) | **{result.system_score:.4f}** |")
+    lines += ["", _score_summary(result), "", f"Signature: `{result.signature}`"]
+    return "\n".join(lines)
+
+
+def render_score_latex(labels: List[str], result: Any) -> str:
+    """One row per text and the system score, as a LaTeX ``tabular`` (booktabs), the signature in a comment."""
+    lines = ["% requires \\usepackage{booktabs}", f"% signature: {result.signature}", r"\begin{tabular}{lr}",
+             r"\toprule", r"Text & Coherence \\", r"\midrule"]
+    lines += [rf"{_latex_escape(label)} & {value:.4f} \\" for label, value in zip(labels, result.scores)]
+    lines += [r"\midrule", rf"System score & {result.system_score:.4f} \\"]
+    if result.system_score_interval is not None:
+        low, high = result.system_score_interval
+        lines.append(rf"{round(100 * result.confidence)}\% CI & [{low:.4f}, {high:.4f}] \\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines)
+
+
+def _score_summary(result: Any) -> str:
+    if result.system_score_interval is None:
+        return f"System score {result.system_score:.4f} ({plural(len(result.scores), 'text')})."
+    low, high = result.system_score_interval
+    return (f"System score {result.system_score:.4f}, {round(100 * result.confidence)}% CI [{low:.4f}, {high:.4f}] "
+            f"(bootstrap over the {len(result.scores)} texts).")
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 text``, ``2 texts``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
