@@ -98,8 +98,6 @@ def score_dataset(dataset: Any, column: str = "text", output_column: str = "cohe
         cpus_per_actor: CPUs of one actor; its torch threads follow it.
         gpus_per_actor: GPUs of one actor.
         texts_per_batch: rows handed to an actor at a time.
-        device, dtype, batch_size, max_length, truncation, revision, local_files_only: ``CoherenceScorer``'s
-            settings.
         tally: a ``SignatureTally.create()`` handle; the actors report to it what they scored with, so the signature
             names the dtype they ran and the truncation count (``ray.get(tally.signatures.remote())`` after the
             dataset is consumed).

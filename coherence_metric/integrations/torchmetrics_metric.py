@@ -50,8 +50,6 @@ class CoherenceMetric(torchmetrics.Metric):
         model: a model name or checkpoint folder (a string or a ``pathlib.Path``) for the cached scorer, or a
             ``CoherenceScorer``. A name that resolves to nothing and bad settings are refused here, not at the first
             ``update()``; the checkpoint itself loads at the first ``update()``.
-        device, dtype, batch_size, max_length, truncation: the cached scorer's settings (ignored for a scorer).
-        model: a model name or checkpoint folder for the cached scorer, or a ``CoherenceScorer``.
         device: the cached scorer's device (ignored when ``model`` is a scorer, as are the four below).
         dtype: its compute dtype.
         batch_size: its most texts per forward pass.
