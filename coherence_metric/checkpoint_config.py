@@ -23,7 +23,7 @@ COHESION_FORMAT_VERSION = 2
 """Format 2 adds the cohesion term (``cohesion_weight`` in the head file): a release that reads only format 1
 would ignore it and give other scores, so it must refuse such a checkpoint instead."""
 COHESION_KEY = "cohesion_weight"
-SENTENCE_SCORER_FORMAT_VERSION = 4
+SENTENCE_SCORER_FORMAT_VERSION = 3
 """Format 3 adds the sentence-level term (``sentence_scorer`` in the config, its tensors in the head file)."""
 LOCAL_TERM_FORMAT_VERSION = 4
 """Format 4 adds the local term (``local_weight`` in the head file): a text's score mixes in the mean score of its

@@ -98,7 +98,7 @@ def _compare_two(label_a: str, side_a: List[InputText], label_b: str, side_b: Li
         click.echo("system\tlabel\tscore")
         for label, values, scores in ((label_a, side_a, result.scores_a), (label_b, side_b, result.scores_b)):
             for item, value in zip(values, scores):
-                click.echo(f"{label}\t{escape_label(item.label)}\t{value:.6f}")
+                click.echo(f"{escape_label(label)}\t{escape_label(item.label)}\t{value:.6f}")
         click.echo(f"signature: {result.signature}", err=True)
         return
     if paired:

@@ -210,7 +210,7 @@ def test_the_signature_names_what_the_actors_ran(local_cluster, bert_checkpoint,
     from coherence_metric import CoherenceScorer
 
     expected = CoherenceScorer(str(bert_checkpoint), dtype="fp32", max_length=16, truncation="warn").score(TEXTS)
-    assert expected.n_truncated == len(TEXTS)
+    assert expected.n_truncated == 2  # two of the five texts are longer than 16 tokens: the signature says ntrunc:2
     monkeypatch.setenv("COHERENCE_METRIC_DTYPE", "bf16")
     out = tmp_path / "scored"
     result = _score(str(jsonl_file), "-i", "jsonl", "--field", "output", "--ray", "-o", str(out), "--actors", "1",

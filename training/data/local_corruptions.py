@@ -31,8 +31,11 @@ def _content_words(sentence: str) -> frozenset:
 
 
 def _differs(original: Sequence[str], result: List[str]) -> Optional[List[str]]:
-    """The result, or None when it reads exactly like the original (whitespace aside)."""
+    """The result, or None when it reads exactly like the original (whitespace aside), or when the original holds no
+    word at all (punctuation only: nothing to corrupt)."""
     if " ".join(" ".join(original).split()) == " ".join(" ".join(result).split()):
+        return None
+    if not any(character.isalnum() for sentence in original for character in sentence):
         return None
     return result
 
