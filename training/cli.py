@@ -40,8 +40,8 @@ def train() -> None:
 
 @train.command("prepare")
 @click.option("--corpora", default=",".join(CORPORA), show_default=True, help="Comma-separated corpus names.")
-@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
-              help="Folder for train/dev/test .jsonl.gz and manifest.json.")
+@click.option("--output", "-o", "--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for train/dev/test .jsonl.gz and manifest.json (--out: its old name).")
 @click.option("--seed", default=13, show_default=True, type=int, help="Seed of the per-item permutation generators.")
 @click.option("--negatives", default=50, show_default=True, type=click.IntRange(min=1),
               help="Permutations per positive (h, the hard-negative mining candidates).")
@@ -52,7 +52,8 @@ def train() -> None:
 @click.option("--limit-docs", default=None, type=click.IntRange(min=1),
               help="Read only the first N documents of each corpus.")
 @click.option("--force", is_flag=True, help="Replace an existing prepared folder.")
-@click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bars on stderr.")
+@click.option("--progress/--quiet", default=True, show_default=True, help="Progress bars on stderr; --quiet: none.")
+@click.option("--no-progress", "no_progress_alias", is_flag=True, hidden=True, help="The old name of --quiet.")
 def prepare(
     corpora: str,
     out_dir: Path,
@@ -63,8 +64,10 @@ def prepare(
     limit_docs: Optional[int],
     force: bool,
     progress: bool,
+    no_progress_alias: bool = False,
 ) -> None:
     """Build positives (paper's recipe) and permuted negatives from the shared corpora, split by document."""
+    progress = progress and not no_progress_alias
     from .data.prepare import prepare_dataset
     from .data.summary import format_summary
 
@@ -116,12 +119,15 @@ def _family_outcome_line(outcome: Dict[str, Any]) -> str:
 @click.argument("recipe", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--set", "overrides", multiple=True, metavar="KEY=VALUE",
               help="Override a recipe value, e.g. --set train.max_steps=200 --set output_dir=runs/x.")
-@click.option("--progress/--no-progress", default=True, show_default=True, help="Progress bar with ETA on stderr.")
-def run(recipe: Path, overrides: List[str], progress: bool) -> None:
+@click.option("--progress/--quiet", default=True, show_default=True,
+              help="Progress bar with ETA on stderr; --quiet: none.")
+@click.option("--no-progress", "no_progress_alias", is_flag=True, hidden=True, help="The old name of --quiet.")
+def run(recipe: Path, overrides: List[str], progress: bool, no_progress_alias: bool = False) -> None:
     """Train the RECIPE (a YAML file, e.g. training/configs/cpu-minilm-full.yaml); resumes if interrupted.
 
     Runs the same loop under `torchrun --nproc_per_node N -m coherence_metric.cli train run RECIPE`.
     """
+    progress = progress and not no_progress_alias
     from .config import load_recipe, read_recipe_mapping
     from .families import COHERENCE, recipe_family, run_family_recipe
 

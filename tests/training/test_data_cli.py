@@ -49,3 +49,16 @@ def test_missing_data_folder_is_one_line(tmp_path, monkeypatch):
     assert result.exit_code == 2
     errors = [line for line in result.output.splitlines() if line.startswith("Error:")]
     assert len(errors) == 1 and str(tmp_path / "corpora") in errors[0]
+
+
+def test_prepare_takes_the_option_names_every_command_uses_and_keeps_the_old_ones(shared_data, tmp_path, monkeypatch):
+    """-o/--output and --quiet, as score, compare and benchmark spell them; --out and --no-progress keep working."""
+    monkeypatch.setenv("COHERENCE_METRIC_DATA", str(shared_data))
+    new = CliRunner().invoke(train, ["prepare", "--corpora", "lee", "-o", str(tmp_path / "new"), "--limit-docs", "3",
+                                     "--quiet"])
+    old = CliRunner().invoke(train, ["prepare", "--corpora", "lee", "--out", str(tmp_path / "old"), "--limit-docs",
+                                     "3", "--no-progress"])
+    assert new.exit_code == 0 and old.exit_code == 0, new.output + old.output
+    assert (tmp_path / "new" / "manifest.json").is_file() and (tmp_path / "old" / "manifest.json").is_file()
+    assert "--no-progress" not in CliRunner().invoke(train, ["run", "--help"]).output
+    assert "--quiet" in CliRunner().invoke(train, ["run", "--help"]).output
