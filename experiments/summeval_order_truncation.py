@@ -23,6 +23,7 @@ from typing import Any, Dict, List, Optional
 from coherence_metric import CoherenceScorer
 from coherence_metric.research.datasets.ratings import load_summeval_ratings
 from coherence_metric.training.data.permutations import negative_orders
+from coherence_metric.training.pointwise.dev_checks import win_credit
 
 SEED = 41
 
@@ -46,13 +47,10 @@ def measure(model: str, texts: List[List[str]]) -> Dict[str, Any]:
     n = len(texts)
     whole, shuffle, first = scores.scores[:n], scores.scores[n:2 * n], scores.scores[2 * n:]
 
-    def win(a: float, b: float) -> float:
-        return 1.0 if a > b else 0.5 if a == b else 0.0
-
     spread = statistics.pstdev(whole)
     return {"model": model, "signature": str(scores.signature), "n": n,
-            "own_shuffle": statistics.fmean(win(w, s) for w, s in zip(whole, shuffle)),
-            "first_beats_whole": statistics.fmean(win(f, w) for f, w in zip(first, whole)),
+            "own_shuffle": statistics.fmean(win_credit(w, s) for w, s in zip(whole, shuffle)),
+            "first_beats_whole": statistics.fmean(win_credit(f, w) for f, w in zip(first, whole)),
             "first_minus_whole_sd": statistics.fmean(f - w for f, w in zip(first, whole)) / spread}
 
 

@@ -73,15 +73,22 @@ def compare_many(files: List[str], input_format: str, field: str, output_format:
     if input_format not in _PAIRED_FORMATS:
         raise InputError(f"comparing {len(files)} files needs one system's outputs per file: pass -i lines, "
                          "-i paragraphs or -i jsonl")
+    compare_inputs(read_systems(files, input_format, field), output_format, bootstrap_resamples,
+                   randomization_trials, seed, build_scorer)
+
+
+def read_systems(files: List[str], input_format: str, field: str,
+                 needed_by: str = "a paired comparison") -> Dict[str, List[InputText]]:
+    """Each file's texts under its display name, read before any model loads: a file named twice is refused, and
+    every file must hold the same number of texts (``needed_by`` says what needs them in the error)."""
     refuse_repeated_files(files)
-    labels = [display_name(path) for path in files]
-    inputs = {label: read_all([path], input_format, field) for label, path in zip(labels, files)}
+    inputs = {display_name(path): read_all([path], input_format, field) for path in files}
     counts = {label: len(items) for label, items in inputs.items()}
     if len(set(counts.values())) != 1:
         listed = ", ".join(f"{label} {count}" for label, count in counts.items())
-        raise InputError(f"the systems have different numbers of texts ({listed}): a paired comparison needs the "
-                         "same number, in the same order")
-    compare_inputs(inputs, output_format, bootstrap_resamples, randomization_trials, seed, build_scorer)
+        raise InputError(f"the systems have different numbers of texts ({listed}): {needed_by} needs the same "
+                         "number, in the same order")
+    return inputs
 
 
 def compare_inputs(inputs: Dict[str, List[InputText]], output_format: str, bootstrap_resamples: int,

@@ -9,25 +9,17 @@ from typing import Any, Dict, List, Optional, Tuple
 import click
 
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED
-from ..errors import InputError
 from ..significance import DEFAULT_TRIALS, MAX_TRIALS
 from . import cli
-from .labels import display_name, refuse_repeated_files
-from .options import build_scorer, model_options, read_all
+from .compare_systems import read_systems
+from .options import build_scorer, model_options
 
 _PAIRED_FORMATS = ("lines", "paragraphs", "jsonl")
 
 
 def _read_systems(files: List[str], input_format: str, field: str) -> Tuple[Dict[str, List[Any]], List[str]]:
     """Each file's texts by system name (its path), and the first file's labels; line counts must agree."""
-    refuse_repeated_files(files)
-    names = [display_name(path) for path in files]
-    inputs = {name: read_all([path], input_format, field) for name, path in zip(names, files)}
-    counts = {name: len(items) for name, items in inputs.items()}
-    if len(set(counts.values())) != 1:
-        listed = ", ".join(f"{name} {count}" for name, count in counts.items())
-        raise InputError(f"the systems have different numbers of texts ({listed}): a report needs the same number, "
-                         "in the same order")
+    inputs = read_systems(files, input_format, field, needed_by="a report")
     first = next(iter(inputs.values()))
     labels = [item.label.split(":", 1)[1] if ":" in item.label else item.label for item in first]
     return {name: [item.text for item in items] for name, items in inputs.items()}, labels

@@ -83,7 +83,8 @@ def spearman(first: Sequence[float], second: Sequence[float]) -> float:
     return covariance / norm
 
 
-def _win(first: float, second: float) -> float:
+def win_credit(first: float, second: float) -> float:
+    """1 when ``first`` scores higher, 0.5 for a tie, 0 otherwise (a pairwise accuracy's credit)."""
     return 1.0 if first > second else 0.5 if first == second else 0.0
 
 
@@ -97,11 +98,11 @@ def run_dev_checks(dev: DevTexts, score: Scorer) -> Dict[str, float]:
     spread = statistics.pstdev(whole) if n > 1 else 0.0
     gap = statistics.fmean(f - w for f, w in zip(first, whole)) if n else 0.0
     return {
-        "own_shuffle": statistics.fmean(_win(w, s) for w, s in zip(whole, shuffled)) if n else 0.0,
-        "first_beats_whole": statistics.fmean(_win(f, w) for f, w in zip(first, whole)) if n else 0.0,
+        "own_shuffle": statistics.fmean(win_credit(w, s) for w, s in zip(whole, shuffled)) if n else 0.0,
+        "first_beats_whole": statistics.fmean(win_credit(f, w) for f, w in zip(first, whole)) if n else 0.0,
         "truncation_gap_sd": gap / spread if spread > 0 else 0.0,
         "count_spearman": spearman(by_length, [float(len(text)) for text in dev.lengths]),
     }
 
 
-__all__ = ["DevTexts", "build_dev_texts", "run_dev_checks", "spearman"]
+__all__ = ["DevTexts", "build_dev_texts", "run_dev_checks", "spearman", "win_credit"]

@@ -36,7 +36,7 @@ from coherence_metric.research.datasets.ratings import (
 )
 
 from ..config import read_recipe_mapping
-from .dev_checks import DevTexts, build_dev_texts, run_dev_checks
+from .dev_checks import DevTexts, build_dev_texts, run_dev_checks, win_credit
 from .objective import ranking_auc
 from .recipe import recipe_from_mapping
 from .texts import PointwiseExample, make_example, sample_documents
@@ -96,10 +96,6 @@ class GlobalAndLocal:
         return whole, group_by_owner(self._score(pairs), owners, len(documents))
 
 
-def _win(first: float, second: float) -> float:
-    return 1.0 if first > second else 0.5 if first == second else 0.0
-
-
 def human_credits(rated: RatedSet, indices: List[int], scores: Dict[int, float]) -> Dict[str, Tuple[float, int]]:
     """Per dev-select group: (credit, pairs) of same-group pairs scored the human way, ties half."""
     chosen = set(indices)
@@ -107,7 +103,7 @@ def human_credits(rated: RatedSet, indices: List[int], scores: Dict[int, float])
     for pair in rated.pairs():
         if pair.better in chosen and pair.worse in chosen:
             entry = credits.setdefault(rated.texts[pair.better].group, [0.0, 0.0])
-            entry[0] += _win(scores[pair.better], scores[pair.worse])
+            entry[0] += win_credit(scores[pair.better], scores[pair.worse])
             entry[1] += 1
     return {group: (entry[0], int(entry[1])) for group, entry in credits.items()}
 
@@ -128,7 +124,7 @@ def evaluate_option(data: DevData, whole: Dict[str, List[float]], transitions: D
     positives, cursor, wins, negatives = synthetic[: len(data.examples)], len(data.examples), [], []
     for example, positive in zip(data.examples, positives):
         for _ in example.negatives:
-            wins.append(_win(positive, synthetic[cursor]))
+            wins.append(win_credit(positive, synthetic[cursor]))
             negatives.append(synthetic[cursor])
             cursor += 1
     result["synthetic_accuracy"] = statistics.fmean(wins)
