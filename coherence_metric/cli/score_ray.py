@@ -51,20 +51,39 @@ def _input_kind(location: Any, input_format: str) -> str:
 
 @contextlib.contextmanager
 def _ray_logs(quiet: bool) -> Iterator[None]:
-    """Ray's own INFO and WARNING lines (cluster start, dataset plans, "execution finished") hidden under --quiet
-    and restored afterwards; errors still print."""
+    """Ray's own INFO and WARNING lines on the terminal (cluster start, dataset plans, "execution finished", Ray Data's
+    warnings) hidden under --quiet and restored afterwards; errors still print, and Ray's session log files keep every
+    line.
+
+    Importing Ray and Ray Data sets up their loggers and console handlers, levels included, so they are imported
+    first: levels set before the import were overwritten by it, and every line printed."""
     if not quiet:
         yield
         return
-    loggers = [logging.getLogger(name) for name in ("ray", "ray.data", "ray.train", "ray.tune")]
-    levels = [logger.level for logger in loggers]
-    for logger in loggers:
-        logger.setLevel(logging.ERROR)
+    import ray.data  # noqa: F401  (sets up the "ray" and "ray.data" loggers; what follows must come after)
+
+    handlers = _ray_console_handlers()
+    levels = [handler.level for handler in handlers]
+    for handler in handlers:
+        handler.setLevel(logging.ERROR)
     try:
         yield
     finally:
-        for logger, level in zip(loggers, levels):
-            logger.setLevel(level)
+        for handler, level in zip(handlers, levels):
+            handler.setLevel(level)
+
+
+def _ray_console_handlers() -> List[logging.Handler]:
+    """The handlers of Ray's loggers that write to the terminal (not to Ray's session log files)."""
+    loggers = [logging.getLogger("ray")] + [logger for name, logger in logging.root.manager.loggerDict.items()
+                                            if name.startswith("ray.") and isinstance(logger, logging.Logger)]
+    handlers: List[logging.Handler] = []
+    for logger in loggers:
+        for handler in logger.handlers:
+            if isinstance(handler, logging.StreamHandler) and not isinstance(handler, logging.FileHandler) \
+                    and handler not in handlers:
+                handlers.append(handler)
+    return handlers
 
 
 def score_with_ray(files: List[str], input_format: str, field: str, output_dir: Optional[str],

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
+import re
 import subprocess
 import sys
 
@@ -222,14 +224,36 @@ def test_the_signature_names_what_the_actors_ran(local_cluster, bert_checkpoint,
         pytest.approx(expected.scores, abs=1e-5)
 
 
+# A line one of Ray's Python loggers printed at INFO or WARNING: "2026-11-26 01:38:57,415\tINFO
+# streaming_executor.py:215 -- Starting execution of Dataset ...". A tab, not a space, comes before the level.
+RAY_INFO_OR_WARNING = re.compile(r"^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d+\s+(INFO|WARNING) \S+:\d+ -- ")
+
+
+def test_ray_info_or_warning_matches_what_rays_loggers_print(local_cluster):
+    """RAY_INFO_OR_WARNING checked against Ray's own console formatters, so the --quiet test cannot pass by matching
+    nothing (it once looked for " INFO " with a space, which Ray never prints, and passed while every line printed)."""
+    handlers = [handler for name in ("ray", "ray.data") for handler in logging.getLogger(name).handlers
+                if isinstance(handler, logging.StreamHandler) and handler.formatter is not None]
+    assert handlers
+    for handler in handlers:
+        for level in (logging.INFO, logging.WARNING):
+            record = logging.LogRecord("ray.data", level, "streaming_executor.py", 215, "Starting execution", None,
+                                       None)
+            assert RAY_INFO_OR_WARNING.match(handler.format(record)), handler.format(record)
+        error = logging.LogRecord("ray.data", logging.ERROR, "streaming_executor.py", 215, "failed", None, None)
+        assert not RAY_INFO_OR_WARNING.match(handler.format(error))
+
+
 def test_quiet_silences_rays_info_and_warning_lines(local_cluster, bert_checkpoint, jsonl_file, tmp_path):
-    """The console script joining the running cluster, as a user's second job would."""
+    """The console script joining the running cluster, as a user's second job would: a fresh process, where importing
+    Ray and Ray Data sets up their loggers. --quiet still printed the dataset's execution plan, "execution finished"
+    and Ray Data's warnings (levels set before that import were overwritten by it); now it prints none of them."""
     script = os.path.join(os.path.dirname(sys.executable), "coherence-metric")
     address = ray.get_runtime_context().gcs_address
     result = subprocess.run([script, "score", str(jsonl_file), "-i", "jsonl", "--field", "output", "--ray",
                              "-o", str(tmp_path / "quiet"), "--actors", "1", "--ray-address", address, "--quiet",
                              "--model", str(bert_checkpoint)], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stderr
-    assert not [line for line in result.stderr.splitlines() if " INFO " in line or " WARNING " in line], \
-        result.stderr
+    assert [line for line in result.stderr.splitlines() if RAY_INFO_OR_WARNING.match(line)] == [], result.stderr
     assert "signature: " in result.stdout
+    assert len(list((tmp_path / "quiet").glob("*.json*"))) >= 1
