@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Optional, Sequence, Union
 
 from coherence_metric.errors import InputError
+from coherence_metric.research.datasets.ratings import word_count
 
 Document = Sequence[str]
 #: all-MiniLM-L6-v2 was trained on inputs of at most 256 word pieces (its sentence-transformers setting).
@@ -168,7 +169,7 @@ class WordCountBaseline(_CountBaseline):
 
     def score_document(self, sentences: Sequence[str]) -> float:
         """Return the document's number of words."""
-        return float(sum(len(sentence.split()) for sentence in sentences))
+        return float(word_count(sentences))
 
 
 class SentenceCountBaseline(_CountBaseline):

@@ -27,16 +27,18 @@ from coherence_metric.errors import InputError
 from coherence_metric.research.cache import JsonCache
 from coherence_metric.research.datasets.base import DEFAULT_SEED
 from coherence_metric.research.datasets.ratings import (
+    ALL,
     DEV_REPORT,
     DEV_SELECT,
     HUMAN_DEV_SETS,
+    LENGTH_MATCH_TOLERANCE,
     RatedSet,
-    dev_half,
+    group_credits,
+    in_half,
     limit_groups,
     load_human_dev_set,
 )
 
-from .baselines import WordCountBaseline
 from .correlation import (
     BOOTSTRAP_SEED,
     DEFAULT_RESAMPLES,
@@ -49,37 +51,7 @@ from .rated_scoring import score_rated_sets, scorer_and_systems
 from .run_facts import run_facts
 
 SUITE = "human-dev"
-ALL = "all"
 HALVES = (DEV_SELECT, DEV_REPORT, ALL)
-#: Two texts are length-matched when their word counts differ by at most this share of the longer one.
-LENGTH_MATCH_TOLERANCE = 0.10
-
-
-def _in_half(rated: RatedSet, group: str, half: str) -> bool:
-    return half == ALL or dev_half(rated.name, group) == half
-
-
-def length_matched(rated: RatedSet, better: int, worse: int, tolerance: float = LENGTH_MATCH_TOLERANCE) -> bool:
-    """Whether two texts' word counts differ by at most ``tolerance`` of the longer one."""
-    count = WordCountBaseline().score_document
-    a, b = count(rated.texts[better].sentences), count(rated.texts[worse].sentences)
-    return abs(a - b) <= tolerance * max(a, b)
-
-
-def group_credits(rated: RatedSet, scores: Sequence[float], half: str,
-                  matched_only: bool = False) -> dict[str, tuple[float, int, int]]:
-    """Per group of the half: (credit, pairs, ties), credit = pairs scored the human way + half the ties."""
-    credits: dict[str, list[float]] = {}
-    for pair in rated.pairs():
-        group = rated.texts[pair.better].group
-        if not _in_half(rated, group, half) or (matched_only and not length_matched(rated, pair.better, pair.worse)):
-            continue
-        better, worse = scores[pair.better], scores[pair.worse]
-        entry = credits.setdefault(group, [0.0, 0, 0])
-        entry[0] += 1.0 if better > worse else 0.5 if better == worse else 0.0
-        entry[1] += 1
-        entry[2] += better == worse
-    return {group: (entry[0], int(entry[1]), int(entry[2])) for group, entry in credits.items()}
 
 
 def _accuracy(credits: dict[str, tuple[float, int, int]]) -> Optional[float]:
@@ -98,7 +70,7 @@ def per_group_kendall(rated: RatedSet, scores: Sequence[float], half: str) -> di
     """Kendall's tau-b of score and rating within each group of the half, averaged over defined groups."""
     table: dict[str, dict[str, tuple[float, float]]] = {}
     for index, text in enumerate(rated.texts):
-        if _in_half(rated, text.group, half):
+        if in_half(rated, text.group, half):
             table.setdefault(text.group, {})[text.id] = (text.rating, float(scores[index]))
     if not table:
         return {"value": None, "n_units": 0, "n_skipped": 0}
@@ -176,9 +148,9 @@ def evaluate_system(sets: Sequence[RatedSet], scores: Mapping[str, Sequence[floa
 def _describe_set(rated: RatedSet) -> dict[str, Any]:
     halves = {}
     for half in HALVES:
-        groups = [group for group in rated.groups() if _in_half(rated, group, half)]
+        groups = [group for group in rated.groups() if in_half(rated, group, half)]
         halves[half] = {"groups": len(groups),
-                        "pairs": sum(1 for pair in rated.pairs() if _in_half(rated, rated.texts[pair.better].group,
+                        "pairs": sum(1 for pair in rated.pairs() if in_half(rated, rated.texts[pair.better].group,
                                                                               half))}
     return {"name": rated.name, "source": rated.source, "texts": len(rated), "criterion": rated.criterion,
             "min_gap": rated.min_gap, "notes": dict(rated.notes), "halves": halves}

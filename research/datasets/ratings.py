@@ -121,6 +121,48 @@ def dev_half(set_name: str, group: str) -> str:
     return DEV_SELECT if digest[0] % 2 == 0 else DEV_REPORT
 
 
+#: Every group, both halves.
+ALL = "all"
+#: Two texts are length-matched when their word counts differ by at most this share of the longer one.
+LENGTH_MATCH_TOLERANCE = 0.10
+
+
+def in_half(rated: RatedSet, group: str, half: str) -> bool:
+    """Whether a group of the set lies in ``half`` (``dev-select``, ``dev-report`` or ``all``)."""
+    return half == ALL or dev_half(rated.name, group) == half
+
+
+def word_count(sentences: Any) -> int:
+    """Whitespace-separated words of a text (the word-count baseline's score)."""
+    return sum(len(sentence.split()) for sentence in sentences)
+
+
+def length_matched(rated: RatedSet, better: int, worse: int, tolerance: float = LENGTH_MATCH_TOLERANCE) -> bool:
+    """Whether two texts' word counts differ by at most ``tolerance`` of the longer one."""
+    a, b = word_count(rated.texts[better].sentences), word_count(rated.texts[worse].sentences)
+    return abs(a - b) <= tolerance * max(a, b)
+
+
+def group_credits(rated: RatedSet, scores: Any, half: str,
+                  matched_only: bool = False) -> dict[str, tuple[float, int, int]]:
+    """Per group of the half: (credit, pairs, ties), credit = pairs scored the human way + half the ties.
+
+    ``scores`` is indexed by text index: a sequence over every text, or a mapping holding (at least) the half's
+    texts. The benchmark's human-dev suite and the training dev report both count pairs this one way.
+    """
+    credits: dict[str, list[float]] = {}
+    for pair in rated.pairs():
+        group = rated.texts[pair.better].group
+        if not in_half(rated, group, half) or (matched_only and not length_matched(rated, pair.better, pair.worse)):
+            continue
+        better, worse = scores[pair.better], scores[pair.worse]
+        entry = credits.setdefault(group, [0.0, 0, 0])
+        entry[0] += 1.0 if better > worse else 0.5 if better == worse else 0.0
+        entry[1] += 1
+        entry[2] += better == worse
+    return {group: (entry[0], int(entry[1]), int(entry[2])) for group, entry in credits.items()}
+
+
 def limit_groups(rated: RatedSet, limit: Optional[int], seed: int) -> RatedSet:
     """Keep a seeded sample of ``limit`` groups (all their texts), in file order; None keeps every group.
 

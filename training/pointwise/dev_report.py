@@ -32,6 +32,7 @@ from coherence_metric.research.datasets.ratings import (
     HUMAN_DEV_SETS,
     RatedSet,
     dev_half,
+    group_credits,
     load_human_dev_set,
 )
 
@@ -96,18 +97,6 @@ class GlobalAndLocal:
         return whole, group_by_owner(self._score(pairs), owners, len(documents))
 
 
-def human_credits(rated: RatedSet, indices: List[int], scores: Dict[int, float]) -> Dict[str, Tuple[float, int]]:
-    """Per dev-select group: (credit, pairs) of same-group pairs scored the human way, ties half."""
-    chosen = set(indices)
-    credits: Dict[str, List[float]] = {}
-    for pair in rated.pairs():
-        if pair.better in chosen and pair.worse in chosen:
-            entry = credits.setdefault(rated.texts[pair.better].group, [0.0, 0.0])
-            entry[0] += win_credit(scores[pair.better], scores[pair.worse])
-            entry[1] += 1
-    return {group: (entry[0], int(entry[1])) for group, entry in credits.items()}
-
-
 def evaluate_option(data: DevData, whole: Dict[str, List[float]], transitions: Dict[str, List[List[float]]],
                     weight: float) -> Dict[str, Any]:
     """Every dev number of one (checkpoint, weight): human_dev dev-select per set and mean, synthetic dev, checks."""
@@ -116,7 +105,7 @@ def evaluate_option(data: DevData, whole: Dict[str, List[float]], transitions: D
     for rated in data.rated:
         indices = data.rated_texts[rated.name]
         scores = dict(zip(indices, mixed[rated.name]))
-        credits = human_credits(rated, indices, scores)
+        credits = {group: entry[:2] for group, entry in group_credits(rated, scores, DEV_SELECT).items()}
         result["credits"][rated.name] = credits
         result["human"][rated.name] = sum(c for c, _ in credits.values()) / sum(n for _, n in credits.values())
     result["human_mean"] = statistics.fmean(result["human"].values())
