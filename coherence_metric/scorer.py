@@ -480,12 +480,18 @@ class CoherenceScorer:
         texts, owners = adjacent_pairs(splits.all())
         if not texts:
             return _Encoded([], [], 0, 0)
+        ids, cut = self._tokenize_cutting(texts)
+        return _Encoded(ids, owners, cut, 0)
+
+    def _tokenize_cutting(self, texts: List[str]) -> Tuple[List[List[int]], int]:
+        """Token ids of short texts (sentence pairs), each longer than ``max_length`` cut to it (two very long
+        sentences), and how many were cut. Pairs are never windowed: a pair is the unit a transition score reads."""
         ids = self._tokenize(texts)
         over = [position for position, sequence in enumerate(ids) if len(sequence) > self.max_length]
         if over:
             for position, sequence in zip(over, self._tokenize([texts[position] for position in over], truncate=True)):
                 ids[position] = sequence
-        return _Encoded(ids, owners, len(over), 0)
+        return ids, len(over)
 
     def _refuse_non_finite(self, scores: List[float]) -> None:
         """A NaN or infinite score is never reported: it would read as a tie, or as a bare ``NaN`` in JSON."""

@@ -70,14 +70,10 @@ def score_transitions(scorer: Any, sentence_lists: Sequence[Sequence[str]]) -> L
     distinct = list(slot)
     if not distinct:
         return [[] for _ in pairs_per_text]
-    ids = scorer._tokenize(distinct)
-    too_long = [index for index, sequence in enumerate(ids) if len(sequence) > scorer.max_length]
-    if too_long:
-        cut = scorer._tokenize([distinct[index] for index in too_long], truncate=True)
-        for index, sequence in zip(too_long, cut):
-            ids[index] = sequence
+    ids, cut = scorer._tokenize_cutting(distinct)
+    if cut:
         logger.info("%d of %d sentence pairs were longer than max_length=%d tokens and were cut",
-                    len(too_long), len(distinct), scorer.max_length)
+                    cut, len(distinct), scorer.max_length)
     scores = scorer._score_ids(ids)
     return [[scores[slot[pair]] for pair in pairs] for pairs in pairs_per_text]
 
