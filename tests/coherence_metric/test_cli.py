@@ -8,35 +8,15 @@ import subprocess
 import sys
 
 import pytest
-from click.testing import CliRunner
 
 from coherence_metric.cli import cli
 from coherence_metric.version import __version__
 
 from ..conftest import EXAMPLES_DIR, REPO_DIR
+from .cli_helpers import assert_one_line_error, invoke
 
 COHERENT = str(EXAMPLES_DIR / "coherent.txt")
 SHUFFLED = str(EXAMPLES_DIR / "shuffled.txt")
-
-
-@pytest.fixture(scope="module")
-def runner():
-    from coherence_metric.cli import compare, download, models, score  # noqa: F401  (register commands)
-
-    return CliRunner()
-
-
-def invoke(runner, args, **kwargs):
-    return runner.invoke(cli, args, catch_exceptions=False, **kwargs)
-
-
-def assert_one_line_error(result, *fragments):
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("coherence-metric: error: "), result.stderr
-    for fragment in fragments:
-        assert fragment in lines[0]
-    assert "Traceback" not in result.output
 
 
 def test_compare_two_documents_prints_scores_winner_and_signature(runner, bert_checkpoint):

@@ -7,35 +7,11 @@ import os
 import subprocess
 import sys
 
-import pytest
-from click.testing import CliRunner
-
-from coherence_metric.cli import cli
-
 from ..conftest import REPO_DIR
+from .cli_helpers import assert_one_line_error, invoke
 
 COHERENT_LINES = ("The river rose slowly through the night. By morning the lower fields were under water.\n"
                   "Everyone agreed to build a wall. The town held a meeting.\n")
-
-
-@pytest.fixture(scope="module")
-def runner():
-    from coherence_metric.cli import compare, score  # noqa: F401  (register commands)
-
-    return CliRunner()
-
-
-def invoke(runner, args, **kwargs):
-    return runner.invoke(cli, args, catch_exceptions=False, **kwargs)
-
-
-def assert_one_line_error(result, *fragments):
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("coherence-metric: error: "), result.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
-    assert "Traceback" not in result.output
 
 
 def test_score_dev_zero_is_refused_at_once():

@@ -139,13 +139,6 @@ def test_fewer_than_two_texts_is_an_input_error(bert_scorer: CoherenceScorer) ->
         diagnose([TEXTS[0], "  "], bert_scorer)
 
 
-@pytest.fixture(scope="module")
-def runner() -> CliRunner:
-    from coherence_metric.cli import diagnose as _  # noqa: F401  (registers the command)
-
-    return CliRunner()
-
-
 def test_cli_prints_the_report_as_json_for_a_jsonl_file(runner: CliRunner, bert_checkpoint, tmp_path) -> None:
     path = tmp_path / "texts.jsonl"
     path.write_text("\n".join(json.dumps({"text": text}) for text in TEXTS) + "\n", encoding="utf-8")

@@ -5,25 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from click.testing import CliRunner
-
-from coherence_metric.cli import cli
 
 from ..conftest import EXAMPLES_DIR
-from .test_cli import assert_one_line_error
+from .cli_helpers import assert_one_line_error, invoke
 
 SHUFFLED = str(EXAMPLES_DIR / "shuffled.txt")
-
-
-@pytest.fixture(scope="module")
-def runner():
-    from coherence_metric.cli import explain  # noqa: F401  (registers the command)
-
-    return CliRunner()
-
-
-def invoke(runner, args, **kwargs):
-    return runner.invoke(cli, args, catch_exceptions=False, **kwargs)
 
 
 def test_text_output_lists_sentences_marks_the_lowest_and_names_the_mechanism(runner, bert_checkpoint):

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from click.testing import CliRunner
 
 from coherence_metric import CheckpointError, CoherenceScorer, InputError, ModelNotFoundError
 from coherence_metric import compare as compare_function
@@ -26,6 +25,7 @@ from coherence_metric.signature import Signature
 from coherence_metric.systems import compare_scored_systems
 
 from ..conftest import EXAMPLES_DIR
+from .cli_helpers import assert_one_line_error
 
 TEXTS = ["The river rose slowly through the night. By morning the lower fields were under water.",
          "Farmers moved their animals to the hills. The road was closed before noon.",
@@ -34,21 +34,6 @@ TEXTS = ["The river rose slowly through the night. By morning the lower fields w
 COHERENT = str(EXAMPLES_DIR / "coherent.txt")
 SHUFFLED = str(EXAMPLES_DIR / "shuffled.txt")
 SIGNATURE = Signature("m", "f", "mean", 256, "window", "fp32", 0, "0", "0", "0")
-
-
-@pytest.fixture(scope="module")
-def runner():
-    from coherence_metric.cli import compare, download, models, score  # noqa: F401  (register commands)
-
-    return CliRunner()
-
-
-def assert_one_line_error(result, *fragments):
-    assert result.exit_code == 2, result.output
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("coherence-metric: error: "), result.stderr
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
 
 
 def _rehash(folder: Path) -> Path:

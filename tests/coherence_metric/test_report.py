@@ -6,14 +6,13 @@ import json
 import re
 
 import pytest
-from click.testing import CliRunner
 
 from coherence_metric import CoherenceScorer
 from coherence_metric.cli import cli
 from coherence_metric.report import build_report
 from coherence_metric.report.payload import spread_order
 
-from .test_cli import assert_one_line_error
+from .cli_helpers import assert_one_line_error
 
 ORDERED = [
     "The council met on Tuesday. It discussed the bus routes. After a long debate, it approved three new lines.",
@@ -91,13 +90,6 @@ def test_to_html_without_texts_shows_scores_only(report):
 
 def test_spread_order_puts_the_largest_difference_first():
     assert spread_order({"a": [0.0, 1.0, 0.5], "b": [0.1, -1.0, 0.5], "c": [0.0, 0.0, 0.6]}) == [1, 0, 2]
-
-
-@pytest.fixture(scope="module")
-def runner():
-    from coherence_metric.cli import report  # noqa: F401  (registers the command)
-
-    return CliRunner()
 
 
 def write_lines(path, lines):

@@ -1,0 +1,25 @@
+"""What every CLI test module needs: invoking the real command group, and the package's one-line error rule."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from click.testing import CliRunner, Result
+
+from coherence_metric.cli import cli
+
+
+def invoke(runner: CliRunner, args: Sequence[str], **kwargs: Any) -> Result:
+    """Run ``coherence-metric ARGS`` in-process; an unexpected exception fails the test with its traceback."""
+    return runner.invoke(cli, list(args), catch_exceptions=False, **kwargs)
+
+
+def assert_one_line_error(result: Result, *fragments: str) -> None:
+    """Exit status 2 and exactly one ``coherence-metric: error: ...`` line on stderr holding every fragment; no
+    traceback anywhere."""
+    assert result.exit_code == 2, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("coherence-metric: error: "), result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    assert "Traceback" not in result.output
