@@ -141,10 +141,11 @@ def build_localisation_sets(documents: Sequence[tuple[str, list[str]]], per_kind
     return sets
 
 
-def load_localisation_sets(per_kind: int, seed: int, cache: JsonCache,
-                           data_dir: Optional[Path] = None) -> dict[str, list[LocalisationItem]]:
-    """The corrupted sets, from the cache when built before from the same documents and recipe."""
-    documents = read_news_documents(data_dir)
+def load_localisation_sets(per_kind: int, seed: int, cache: JsonCache, data_dir: Optional[Path] = None,
+                           split: str = "test") -> dict[str, list[LocalisationItem]]:
+    """The corrupted sets, from the cache when built before from the same documents and recipe (``split="dev"``:
+    the same recipe on the corpora's dev documents, for choosing a mechanism's setting)."""
+    documents = read_news_documents(data_dir, split=split)
     key = digest({"ids": digest([doc_id for doc_id, _ in documents], 32),
                   "text": digest([sentences for _, sentences in documents], 32), "per_kind": per_kind,
                   "seed": seed, "min": MIN_SENTENCES, "recipe": RECIPE_VERSION})

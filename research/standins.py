@@ -41,17 +41,17 @@ NewsDocument = tuple[str, list[str]]
 
 
 @functools.lru_cache(maxsize=4)
-def _read_news_documents(data_dir: Optional[str], corpora: tuple[str, ...]) -> tuple[NewsDocument, ...]:
+def _read_news_documents(data_dir: Optional[str], corpora: tuple[str, ...], split: str) -> tuple[NewsDocument, ...]:
     documents: list[NewsDocument] = []
     for corpus in corpora:
-        for document in held_out_documents(corpus, "test", Path(data_dir) if data_dir else None):
+        for document in held_out_documents(corpus, split, Path(data_dir) if data_dir else None):
             if len(document.sentences) >= MIN_SENTENCES:
                 documents.append((document.id, list(document.sentences[:MAX_SENTENCES])))
     return tuple(documents)
 
 
 def read_news_documents(
-    data_dir: Optional[Path] = None, corpora: Optional[Sequence[str]] = None
+    data_dir: Optional[Path] = None, corpora: Optional[Sequence[str]] = None, split: str = "test"
 ) -> list[NewsDocument]:
     """Return the held-out news documents the stand-ins use: (id, first 10 sentences), 4 sentences or more.
 
@@ -60,12 +60,13 @@ def read_news_documents(
     Args:
         data_dir: the shared data folder; None finds it the usual way.
         corpora: corpus names; None means ``NEWS_CORPORA`` (read at call time, so tests can narrow it).
+        split: ``test`` (every benchmark) or ``dev`` (the same recipe on documents for choosing a setting).
 
     Returns:
         Documents in corpus order, then each reader's order.
     """
     names = tuple(corpora) if corpora is not None else tuple(NEWS_CORPORA)
-    documents = _read_news_documents(str(data_dir) if data_dir is not None else None, names)
+    documents = _read_news_documents(str(data_dir) if data_dir is not None else None, names, split)
     return [(doc_id, list(sentences)) for doc_id, sentences in documents]
 
 
