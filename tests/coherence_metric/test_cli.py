@@ -145,12 +145,13 @@ def test_models_lists_immutable_names_with_fingerprints_and_the_default_alias(ru
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith("packaged (") and lines[0].endswith("checkpoints):")
-    assert [lines[1].split(), lines[3].split(), lines[5].split()] == [
+    assert [lines[1].split(), lines[3].split(), lines[5].split(), lines[7].split()] == [
         ["cm-minilm-2026.11", "9a5eab21e7f1"], ["cm-minilm-joint-2026.11", "270ef501245f"],
-        ["cm-minilm-pointwise-2026.11", "ffa0e578e583"]]
+        ["cm-minilm-joint-long-2026.11", "591f5e97f14c"], ["cm-minilm-pointwise-2026.11", "ffa0e578e583"]]
     assert lines[2].startswith("      the paper's task") and lines[4].startswith("      order, truncation")
-    assert lines[6].startswith("      ranks different texts")
-    assert lines[7:10] == ["aliases:", "  default -> cm-minilm-joint-2026.11", "Hugging Face cache:"]
+    assert lines[6].startswith("      the joint recipe trained three times longer")
+    assert lines[8].startswith("      ranks different texts")
+    assert lines[9:12] == ["aliases:", "  default -> cm-minilm-joint-long-2026.11", "Hugging Face cache:"]
 
 
 def test_models_as_json(runner):
@@ -159,7 +160,8 @@ def test_models_as_json(runner):
     assert {"name": "cm-minilm-2026.11", "fingerprint": "9a5eab21e7f1"} in packaged
     assert {"name": "cm-minilm-pointwise-2026.11", "fingerprint": "ffa0e578e583"} in packaged
     assert {"name": "cm-minilm-joint-2026.11", "fingerprint": "270ef501245f"} in packaged
-    assert data["aliases"] == {"default": "cm-minilm-joint-2026.11"} and isinstance(data["hub_cache"], list)
+    assert {"name": "cm-minilm-joint-long-2026.11", "fingerprint": "591f5e97f14c"} in packaged
+    assert data["aliases"] == {"default": "cm-minilm-joint-long-2026.11"} and isinstance(data["hub_cache"], list)
 
 
 def test_models_says_when_no_default_ships(runner, monkeypatch, tmp_path):

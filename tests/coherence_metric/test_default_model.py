@@ -21,12 +21,19 @@ from coherence_metric.version import __version__
 
 from ..conftest import EXAMPLES_DIR, REPO_DIR
 
-DEFAULT_NAME = "cm-minilm-joint-2026.11"  # the immutable name `default` stands for since 0.3.0 (MODELS.md)
+DEFAULT_NAME = "cm-minilm-joint-long-2026.11"  # the immutable name `default` stands for since 0.4.0 (MODELS.md)
 DEFAULT_DIR = PACKAGED_CHECKPOINTS_DIR / DEFAULT_NAME
-PINNED_SCORES = {"coherent.txt": 0.94779, "shuffled.txt": 0.16692}
-DEFAULT_FINGERPRINT = "270ef501245f"
+PINNED_SCORES = {"coherent.txt": 0.87849, "shuffled.txt": -0.45924}
+DEFAULT_FINGERPRINT = "591f5e97f14c"
 JOINT_RECIPE = REPO_DIR / "training" / "configs" / "cpu-minilm-joint.yaml"
-#: The one override of the committed recipe the shipped run used (MODELS.md gives the command).
+#: The overrides of the committed recipe the shipped run used: run A's 300 steps, resumed to 900 (MODELS.md).
+JOINT_LONG_OVERRIDES = {"loop.output_dir": "runs/joint-a900", "loop.max_steps": 900}
+
+JOINT_NAME = "cm-minilm-joint-2026.11"  # `default` in 0.3.0
+JOINT_DIR = PACKAGED_CHECKPOINTS_DIR / JOINT_NAME
+JOINT_PINNED_SCORES = {"coherent.txt": 0.94779, "shuffled.txt": 0.16692}
+JOINT_FINGERPRINT = "270ef501245f"
+#: The one override of the committed recipe run A used.
 JOINT_OVERRIDES = {"loop.output_dir": "runs/joint-a"}
 
 POINTWISE_NAME = "cm-minilm-pointwise-2026.11"  # `default` in 0.2.0
@@ -47,8 +54,8 @@ def default_scorer() -> CoherenceScorer:
     return CoherenceScorer()
 
 
-@pytest.mark.parametrize("folder", [DEFAULT_DIR, POINTWISE_DIR, PREVIOUS_DIR],
-                         ids=[DEFAULT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
+@pytest.mark.parametrize("folder", [DEFAULT_DIR, JOINT_DIR, POINTWISE_DIR, PREVIOUS_DIR],
+                         ids=[DEFAULT_NAME, JOINT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
 def test_each_checkpoint_ships_inside_the_package_as_a_small_delta(folder) -> None:
     config = read_checkpoint_config(folder)
     assert config.flavour == "delta" and config.backbone.name_or_path == "sentence-transformers/all-MiniLM-L6-v2"
@@ -88,15 +95,18 @@ def _recorded_matches_committed(recorded: dict, committed: dict, defaults: dict)
             assert recorded[key] == value, key
 
 
-def test_the_default_is_the_committed_joint_recipe() -> None:
+@pytest.mark.parametrize("folder, overrides", [(DEFAULT_DIR, JOINT_LONG_OVERRIDES), (JOINT_DIR, JOINT_OVERRIDES)],
+                         ids=[DEFAULT_NAME, JOINT_NAME])
+def test_the_joint_checkpoints_are_the_committed_joint_recipe(folder, overrides) -> None:
     """MODELS.md's provenance: `coherence-metric train run training/configs/cpu-minilm-joint.yaml --set
-    loop.output_dir=runs/joint-a` (300 steps, its best select_joint step), a document model with no sentence-level
+    loop.output_dir=runs/joint-a` (300 steps, its best select_joint step: 0.3.0's default), and the same run resumed
+    to 900 steps (`--set loop.max_steps=900`; its last step: 0.4.0's default), document models with no sentence-level
     term and no local term (the local term lost on dev): the recorded recipe is the committed file's."""
-    config = read_checkpoint_config(DEFAULT_DIR)
+    config = read_checkpoint_config(folder)
     assert config.training["family"] == "pointwise" and config.sentence_scorer is None
     assert "local_term" not in config.training and config.format_version == 1
     recorded = config.training["recipe"]
-    committed = json.loads(json.dumps(asdict(load_pointwise_recipe(JOINT_RECIPE, JOINT_OVERRIDES))))
+    committed = json.loads(json.dumps(asdict(load_pointwise_recipe(JOINT_RECIPE, overrides))))
     assert recorded == committed
 
 
@@ -121,9 +131,10 @@ def test_the_previous_default_is_the_intrusion_checkpoint_plus_its_sentence_leve
 
 
 @pytest.mark.parametrize("folder, fingerprint", [(DEFAULT_DIR, DEFAULT_FINGERPRINT),
+                                                  (JOINT_DIR, JOINT_FINGERPRINT),
                                                   (POINTWISE_DIR, POINTWISE_FINGERPRINT),
                                                   (PREVIOUS_DIR, PREVIOUS_FINGERPRINT)],
-                         ids=[DEFAULT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
+                         ids=[DEFAULT_NAME, JOINT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
 def test_the_fingerprints_are_pinned(folder, fingerprint) -> None:
     """README's demo quotes them; each changes only with its files or a score-relevant config field."""
     assert read_checkpoint_config(folder).fingerprint() == fingerprint
@@ -154,6 +165,14 @@ def test_the_example_scores_are_pinned(default_scorer: CoherenceScorer) -> None:
     texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in PINNED_SCORES]
     scores = default_scorer.score(texts).scores
     assert scores == pytest.approx(list(PINNED_SCORES.values()), abs=1e-4)
+
+
+def test_the_0_3_default_still_loads_by_name_with_its_scores() -> None:
+    """Numbers signed `model:cm-minilm-joint-2026.11@270ef501245f` (every 0.3.0 result) stay reproducible."""
+    texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in JOINT_PINNED_SCORES]
+    result = CoherenceScorer(JOINT_NAME).score(texts)
+    assert result.scores == pytest.approx(list(JOINT_PINNED_SCORES.values()), abs=1e-4)
+    assert f"|model:{JOINT_NAME}@{JOINT_FINGERPRINT}|" in str(result.signature)
 
 
 def test_the_0_2_default_still_loads_by_name_with_its_scores() -> None:
