@@ -121,23 +121,6 @@ RUNNERS: Dict[str, Callable[[Any, Sequence[Sequence[str]]], List[List[float]]]] 
 }
 
 
-def standardised(values: Sequence[float]) -> List[float]:
-    """The values minus their mean, over their standard deviation (all zeros when they do not vary): a text's
-    transitions on a scale of their own, so that two mechanisms' rankings of them can be mixed."""
-    if not values:
-        return []
-    mean = sum(values) / len(values)
-    spread = (sum((value - mean) ** 2 for value in values) / len(values)) ** 0.5
-    return [0.0] * len(values) if spread == 0 else [(value - mean) / spread for value in values]
-
-
-def standardised_blend(first: Sequence[float], second: Sequence[float], weight: float) -> List[float]:
-    """``standardised(first) + weight * standardised(second)``, transition by transition."""
-    if len(first) != len(second):
-        raise ValueError(f"cannot blend {len(first)} transitions with {len(second)}")
-    return [a + weight * b for a, b in zip(standardised(first), standardised(second))]
-
-
 def run_mechanism(scorer: Any, mechanism: str, sentence_lists: Sequence[Sequence[str]]) -> List[List[float]]:
     """Per text, one value per transition from the named (resolved) mechanism; higher reads as more coherent."""
     return RUNNERS[mechanism](scorer, sentence_lists)

@@ -26,8 +26,25 @@ from coherence_metric.benchmarks.localisation import (
     load_localisation_sets,
 )
 from coherence_metric.research.cache import JsonCache
-from coherence_metric.transition_mechanisms import standardised_blend
 from coherence_metric.transitions import score_transitions
+
+
+def standardised(values: Sequence[float]) -> List[float]:
+    """The values minus their mean, over their standard deviation (all zeros when they do not vary): a text's
+    transitions on a scale of their own, so that two mechanisms' rankings of them can be mixed."""
+    if not values:
+        return []
+    mean = sum(values) / len(values)
+    spread = (sum((value - mean) ** 2 for value in values) / len(values)) ** 0.5
+    return [0.0] * len(values) if spread == 0 else [(value - mean) / spread for value in values]
+
+
+def standardised_blend(first: Sequence[float], second: Sequence[float], weight: float) -> List[float]:
+    """``standardised(first) + weight * standardised(second)``, transition by transition."""
+    if len(first) != len(second):
+        raise ValueError(f"cannot blend {len(first)} transitions with {len(second)}")
+    return [a + weight * b for a, b in zip(standardised(first), standardised(second))]
+
 
 GRID = (0.0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0)
 

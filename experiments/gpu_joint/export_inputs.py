@@ -24,7 +24,7 @@ import shutil
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from coherence_metric.checkpoint_config import BackboneSpec, sha256_of_file
+from coherence_metric.checkpoint_config import sha256_of_file
 from coherence_metric.research.corpora import CORPORA
 from coherence_metric.training.model_setup import backbone_folder
 from coherence_metric.training.pointwise.dev_report import DEV_RECIPE, load_dev_data
@@ -67,7 +67,6 @@ def export_backbone(out: Path) -> str:
               metadata={"format": "pt"})
     digest = sha256_of_file(folder / "model.safetensors")
     (target / "weights_sha256.txt").write_text(digest + "\n", encoding="utf-8")
-    BackboneSpec(name_or_path=BACKBONE, weights_sha256=digest)  # the spec the checkpoints will carry
     return digest
 
 
