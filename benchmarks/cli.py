@@ -59,7 +59,10 @@ RATED_SUITES = ("summeval-correlation", "human-dev")
 @click.option("--tasks", default=None, help="DiscoEval only: comma-separated tasks or groups (SP,BSO,PDTB-E ...).")
 @click.option("--mechanisms", default=None,
               help="Localisation only: comma-separated transition mechanisms (local-term, pair-alone, cut-drop, "
-                   "window) [default: every one the checkpoint can run].")
+                   "window, adjacent-cosine) [default: every one the checkpoint can run].")
+@click.option("--split", type=click.Choice(["test", "dev"], case_sensitive=False), default=None,
+              help="Localisation only: corrupt the news corpora's test documents (reported numbers) or their dev "
+                   "documents (for choosing a mechanism or a setting) [default: test].")
 @click.option("--progress/--quiet", default=None,
               help="Progress bars on stderr [default: when stderr is a terminal]; --quiet: none.")
 @click.option("--no-progress", "no_progress_alias", is_flag=True, hidden=True, help="The old name of --quiet.")
@@ -68,7 +71,7 @@ def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Pa
               batch_size: int,
               device: Optional[str], dtype: Optional[str], no_cache: bool, cache_dir: Optional[Path], baselines: bool,
               resamples: int, encoder: Optional[str], tasks: Optional[str], mechanisms: Optional[str],
-              progress: Optional[bool], verbose: bool, out_alias: Optional[Path] = None,
+              split: Optional[str], progress: Optional[bool], verbose: bool, out_alias: Optional[Path] = None,
               no_progress_alias: bool = False) -> None:
     """Benchmark a checkpoint: the paper's test sets, the linguistic probes, agreement with human ratings
     (summeval-correlation, human-dev), DiscoEval, or scoring speed."""
@@ -82,6 +85,8 @@ def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Pa
         raise InputError(f"--limit must be a positive integer, got {limit}")
     if batch_size < 1:
         raise InputError(f"--batch-size must be a positive integer, got {batch_size}")
+    if split is not None and name != "localisation":
+        raise InputError(f"--split is for --suite localisation only; --suite {name} measures its own test sets")
     show_progress = sys.stderr.isatty() if progress is None else progress
     if dtype is None:
         dtype = "auto" if name == "speed" else "fp32"
@@ -95,7 +100,7 @@ def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Pa
             _speed(model, limit, out_dir, seed or 0, batch_size, device, dtype)
         elif name == "localisation":
             _localisation(model, limit, out_dir, seed or 0, batch_size, device, dtype, not no_cache, cache_dir,
-                          baselines, mechanisms)
+                          baselines, mechanisms, (split or "test").casefold())
         else:
             _suite(name, model, limit, out_dir, seed or 0, batch_size, device, dtype, not no_cache, cache_dir,
                    baselines, show_progress)
@@ -147,8 +152,9 @@ def _speed(model: str, limit: Optional[int], out_dir: Optional[Path], seed: int,
 
 def _localisation(model: str, limit: Optional[int], out_dir: Optional[Path], seed: int, batch_size: int,
                   device: Optional[str], dtype: str, use_cache: bool, cache_dir: Optional[Path],
-                  baselines: bool, mechanisms: Optional[str]) -> None:
-    """Where the lowest transition of corrupted held-out documents falls, per transition mechanism."""
+                  baselines: bool, mechanisms: Optional[str], split: str) -> None:
+    """Where the lowest transition of corrupted held-out documents (of the test or the dev split) falls, per
+    transition mechanism."""
     from .localisation import run_localisation
     from .reporting.localisation_markdown import render_localisation_markdown
 
@@ -156,7 +162,7 @@ def _localisation(model: str, limit: Optional[int], out_dir: Optional[Path], see
     chosen = [name.strip() for name in mechanisms.split(",") if name.strip()] if mechanisms else None
     result = run_localisation(model, limit=limit, seed=seed, batch_size=batch_size, device=device, dtype=dtype,
                               mechanisms=chosen, baselines=baselines, use_cache=use_cache, cache_dir=cache_dir,
-                              out_dir=folder)
+                              out_dir=folder, split=split)
     click.echo(render_localisation_markdown(result))
     _echo_outputs(result)
 

@@ -73,7 +73,8 @@ class ExplainResult:
 
     Attributes:
         texts: one ``TextExplanation`` per input text.
-        mechanism: what produced the transition values (``local-term``, ``pair-alone``, ``cut-drop``, ``window``).
+        mechanism: what produced the transition values (``local-term``, ``pair-alone``, ``cut-drop``, ``window``,
+            ``adjacent-cosine``).
         signature: the scorer's signature naming the mechanism (``trans:NAME``).
     """
 
@@ -116,8 +117,9 @@ def explain(scorer: Any, texts: Union[str, Iterable[Any]], mechanism: str = AUTO
     Args:
         scorer: a ``CoherenceScorer``.
         texts: a string, or a list of texts, each a string or a list of sentences.
-        mechanism: ``auto`` (the checkpoint's local term where it has one, else the measured fallback) or one of
-            ``local-term``, ``pair-alone``, ``cut-drop``, ``window``.
+        mechanism: ``auto`` (the checkpoint's local term where it has one, else the measured fallback,
+            ``adjacent-cosine``) or one of ``local-term``, ``pair-alone``, ``cut-drop``, ``window``,
+            ``adjacent-cosine``.
         flagged: how many of the lowest transitions to flag per text (at most all but one).
 
     Returns:

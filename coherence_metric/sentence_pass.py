@@ -140,6 +140,22 @@ def adjacent_cosines(embeddings: torch.Tensor, rows: Sequence[Sequence[int]]) ->
     return values
 
 
+def adjacent_transition_cosines(embedder: SentenceEmbedder,
+                                documents: Sequence[Sequence[str]]) -> List[List[float]]:
+    """Per document, the cosine of each adjacent pair of its sentences' embeddings: one value per transition, none
+    for a document of one sentence (the adjacent-sentence cosine read transition by transition, not averaged).
+
+    Raises:
+        InputError: a document with no sentences.
+    """
+    embeddings, rows = embedder.embed_documents(documents)
+    values = []
+    for document_rows in rows:
+        vectors = embeddings[list(document_rows)]
+        values.append([float(value) for value in (vectors[:-1] * vectors[1:]).sum(dim=-1)])
+    return values
+
+
 def add_sentence_terms(model: Any, embedder: SentenceEmbedder, documents: Sequence[Sequence[str]],
                        scores: Sequence[float], device: Union[str, torch.device],
                        progress: bool = False, dtype: str = "fp32",
@@ -173,4 +189,4 @@ def add_sentence_terms(model: Any, embedder: SentenceEmbedder, documents: Sequen
 
 
 __all__ = ["SENTENCES_PER_BATCH", "SENTENCE_MAX_LENGTH", "SentenceEmbedder", "adjacent_cosines",
-           "add_sentence_terms"]
+           "adjacent_transition_cosines", "add_sentence_terms"]

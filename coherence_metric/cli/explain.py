@@ -7,7 +7,7 @@ from typing import Any, List, Optional
 
 import click
 
-from ..transition_mechanisms import AUTO, MECHANISMS
+from ..transition_mechanisms import AUTO, FALLBACK, MECHANISMS
 from . import cli
 from .options import build_scorer, input_options_for, model_options, read_all
 
@@ -17,6 +17,8 @@ MECHANISM_NOTES = {
     "pair-alone": "each adjacent pair scored alone by the document model, as a two-sentence text",
     "cut-drop": "the text's score minus the mean score of its two parts cut at the boundary",
     "window": "the score of the two sentences before and the two after the boundary",
+    "adjacent-cosine": "the cosine of the two sentences' pretrained all-MiniLM-L6-v2 embeddings, the same for every "
+                       "checkpoint",
 }
 
 
@@ -42,8 +44,8 @@ def _render(result: Any, labels: List[str]) -> None:
 @click.argument("file")
 @input_options_for(("text", "json"))
 @click.option("--mechanism", type=click.Choice((AUTO,) + MECHANISMS), default=AUTO, show_default=True,
-              help="What scores a transition: auto = the checkpoint's local term where it has one, else pair-alone "
-                   "(the fallback the localisation benchmark chose).")
+              help=f"What scores a transition: auto = the checkpoint's local term where it has one, else {FALLBACK} "
+                   "(the fallback the localisation benchmark chose on dev documents).")
 @click.option("--flag", "flagged", type=click.IntRange(min=1), default=1, show_default=True,
               help="How many of each text's lowest transitions to flag (never all of them).")
 @model_options

