@@ -102,16 +102,10 @@ class Deadline(Exception):
 def dev_numbers(dev_data: Any, model: Any, tokenizer: Any, max_length: int) -> Dict[str, Any]:
     """``dev_report``'s numbers for an in-memory model (whole-text scores only: no local term)."""
     from coherence_metric.training.evaluation import score_documents
-    from coherence_metric.training.pointwise.dev_report import _check_documents, evaluate_option
+    from coherence_metric.training.pointwise.dev_report import dev_documents, evaluate_option
 
-    documents: Dict[str, List[List[str]]] = {
-        rated.name: [list(rated.texts[index].sentences) for index in dev_data.rated_texts[rated.name]]
-        for rated in dev_data.rated}
-    documents["synthetic"] = ([example.positive for example in dev_data.examples]
-                              + [negative for example in dev_data.examples for _, negative in example.negatives])
-    documents["checks"] = _check_documents(dev_data.checks)
     whole = {key: score_documents(model, tokenizer, texts, max_length, batch_size=128)
-             for key, texts in documents.items()}
+             for key, texts in dev_documents(dev_data).items()}
     model.train()
     result = evaluate_option(dev_data, whole, {key: [] for key in whole}, 0.0)
     result.pop("credits")

@@ -8,7 +8,7 @@ import pytest
 from coherence_metric.research.datasets.ratings import DEV_SELECT, RatedSet, RatedText, dev_half
 from coherence_metric.research.documents import Document
 from coherence_metric.training.pointwise.dev_checks import build_dev_texts
-from coherence_metric.training.pointwise.dev_report import DevData, evaluate_option, paired_difference
+from coherence_metric.training.pointwise.dev_report import DevData, dev_documents, evaluate_option, paired_difference
 from coherence_metric.training.pointwise.texts import PointwiseExample
 
 SET = "HANNA"
@@ -65,6 +65,16 @@ def test_synthetic_numbers_read_positives_first_then_each_examples_negatives() -
                              {}, 0.0)
     assert result["synthetic_accuracy"] == 1.0
     assert result["synthetic_auc"] == pytest.approx(0.75)
+
+
+def test_dev_documents_are_listed_in_the_order_evaluate_option_reads_their_scores() -> None:
+    data = _dev_data()
+    documents = dev_documents(data)
+    assert documents["synthetic"] == [["One.", "Two."], ["Three.", "Four."], ["Two.", "One."], ["Four.", "Three."]]
+    assert [text[0] for text in documents[SET]] == [data.rated[0].texts[index].sentences[0]
+                                                     for index in data.rated_texts[SET]]
+    checks = data.checks
+    assert len(documents["checks"]) == 2 * len(checks.texts) + len(checks.shuffles) + len(checks.lengths)
 
 
 def _credits(wins: list[float]) -> dict[str, dict[str, tuple[float, int]]]:

@@ -128,17 +128,23 @@ def _check_documents(checks: DevTexts) -> List[List[str]]:
     return checks.texts + checks.shuffles + [text[:1] for text in checks.texts] + checks.lengths
 
 
-def score_checkpoint(data: DevData, model: str) -> Tuple[Dict[str, List[float]], Dict[str, List[List[float]]]]:
-    """A checkpoint's whole-text and transition scores on every dev text, keyed by part."""
-    scorer = GlobalAndLocal(model)
+def dev_documents(data: DevData) -> Dict[str, List[List[str]]]:
+    """Every dev text an option is scored on, keyed by part (each human_dev set's dev-select texts, ``synthetic``:
+    positives then each example's negatives, ``checks``), in the order :func:`evaluate_option` reads the scores."""
     documents: Dict[str, List[List[str]]] = {
         rated.name: [list(rated.texts[index].sentences) for index in data.rated_texts[rated.name]]
         for rated in data.rated}
     documents["synthetic"] = ([example.positive for example in data.examples]
                               + [negative for example in data.examples for _, negative in example.negatives])
     documents["checks"] = _check_documents(data.checks)
+    return documents
+
+
+def score_checkpoint(data: DevData, model: str) -> Tuple[Dict[str, List[float]], Dict[str, List[List[float]]]]:
+    """A checkpoint's whole-text and transition scores on every dev text, keyed by part."""
+    scorer = GlobalAndLocal(model)
     whole, transitions = {}, {}
-    for key, texts in documents.items():
+    for key, texts in dev_documents(data).items():
         whole[key], transitions[key] = scorer.parts(texts)
     return whole, transitions
 
