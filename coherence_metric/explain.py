@@ -20,7 +20,7 @@ from .containers import as_text_list
 from .errors import InputError
 from .signature import Signature
 from .texts import normalise_documents, sentences_of
-from .transition_mechanisms import AUTO, resolve_mechanism, run_mechanism
+from .transition_mechanisms import AUTO, mechanism_label, resolve_mechanism, run_mechanism
 
 #: Transitions flagged per text by default: the lowest one.
 DEFAULT_FLAGGED = 1
@@ -74,8 +74,9 @@ class ExplainResult:
     Attributes:
         texts: one ``TextExplanation`` per input text.
         mechanism: what produced the transition values (``local-term``, ``pair-alone``, ``cut-drop``, ``window``,
-            ``adjacent-cosine``).
-        signature: the scorer's signature naming the mechanism (``trans:NAME``).
+            ``adjacent-cosine``, ``transition-model``).
+        signature: the scorer's signature naming the mechanism (``trans:NAME``; ``trans:transition-model:NAME@FP``
+            with the transition model's name and fingerprint).
     """
 
     texts: List[TextExplanation]
@@ -118,8 +119,8 @@ def explain(scorer: Any, texts: Union[str, Iterable[Any]], mechanism: str = AUTO
         scorer: a ``CoherenceScorer``.
         texts: a string, or a list of texts, each a string or a list of sentences.
         mechanism: ``auto`` (the checkpoint's local term where it has one, else the measured fallback,
-            ``adjacent-cosine``) or one of ``local-term``, ``pair-alone``, ``cut-drop``, ``window``,
-            ``adjacent-cosine``.
+            ``transition-model``) or one of ``local-term``, ``pair-alone``, ``cut-drop``, ``window``,
+            ``adjacent-cosine``, ``transition-model``.
         flagged: how many of the lowest transitions to flag per text (at most all but one).
 
     Returns:
@@ -138,7 +139,7 @@ def explain(scorer: Any, texts: Union[str, Iterable[Any]], mechanism: str = AUTO
     scores = scorer.score(documents).scores
     explained = [TextExplanation(sentences, row, flag_lowest(row, flagged), score)
                  for sentences, row, score in zip(sentence_lists, values, scores)]
-    return ExplainResult(explained, resolved, scorer.signature.with_transitions(resolved))
+    return ExplainResult(explained, resolved, scorer.signature.with_transitions(mechanism_label(resolved)))
 
 
 def check_has_transitions(result: ExplainResult, name: str) -> None:

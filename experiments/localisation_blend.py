@@ -18,14 +18,9 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from coherence_metric import CoherenceScorer
-from coherence_metric.benchmarks.localisation import (
-    KINDS,
-    cosine_transitions,
-    evaluate,
-    evaluate_random,
-    load_localisation_sets,
-)
+from coherence_metric.benchmarks.localisation import cosine_transitions, evaluate, evaluate_random
 from coherence_metric.research.cache import JsonCache
+from coherence_metric.research.localisation_sets import KINDS, load_localisation_sets
 from coherence_metric.transitions import score_transitions
 
 

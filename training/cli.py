@@ -102,8 +102,14 @@ def _family_outcome_line(outcome: Dict[str, Any]) -> str:
     """One line that says what a family recipe trained and where its outputs are.
 
     Step-loop families (CONPONO, DisSent, DiscoEval criteria, multi-view) report steps and the best selection
-    value; the sentence-level term reports its best epoch, its dev-chosen weight and the checkpoint it wrote.
+    value; the sentence-level term reports its best epoch, its dev-chosen weight and the checkpoint it wrote; the
+    transition model its best step, its dev localisation and the checkpoint it wrote.
     """
+    if "dev_localisation" in outcome:
+        dev = outcome["dev_localisation"]
+        return (f"trained the transition model in {outcome['seconds']:.0f} s; best step {outcome['best_step']}, dev "
+                f"top-1 intrusion / moved / swap {dev['intrusion'][0]:.1f} / {dev['moved'][0]:.1f} / "
+                f"{dev['swap'][0]:.1f} (mean {dev['mean_top1']:.1f}); model in {outcome['model']}")
     if "checkpoint" in outcome:
         dev = outcome["dev_combined"]
         selected = ("dev selection score", dev["dev_selection_score"]) if "dev_selection_score" in dev else \

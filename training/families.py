@@ -25,6 +25,8 @@ FAMILIES: Dict[str, str] = {
     "pointwise": "coherence_metric.training.pointwise.recipe",
     # a sentence-level term beside a finished checkpoint (cm-minilm-2026.11's, the 0.1.0 default)
     "sentence_scorer": "coherence_metric.training.sentence_scorer.recipe",
+    # per-boundary values for `explain` from frozen sentence embeddings (issue 38)
+    "transition_model": "coherence_metric.training.transition_model.recipe",
 }
 
 

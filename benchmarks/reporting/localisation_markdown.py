@@ -35,6 +35,36 @@ def localisation_table(result: Mapping[str, Any], kinds: Optional[Sequence[str]]
     return lines
 
 
+def _signed(cell: Mapping[str, Any], key: str) -> str:
+    interval = cell[f"{key}_interval"]
+    return f"{100 * cell[key]:+.1f} [{100 * interval[0]:+.0f}, {100 * interval[1]:+.0f}]"
+
+
+def difference_table(result: Mapping[str, Any], kinds: Optional[Sequence[str]] = None) -> list[str]:
+    """Each method's top-1 / top-2 difference from the adjacent cosine on the same texts (paired bootstrap); no
+    lines when no method has one."""
+    kinds = list(kinds or result["n_items"])
+    compared = [row for row in result["rows"] if row.get("vs_cosine")]
+    if not compared:
+        return []
+    header = ["Method minus adjacent cosine"] + [f"{kind} top-{rank}" for rank in (1, 2) for kind in kinds]
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (2 * len(kinds))]
+    for row in compared:
+        cells = [_signed(row["vs_cosine"][kind], "top1") for kind in kinds] + \
+            [_signed(row["vs_cosine"][kind], "top2") for kind in kinds]
+        lines.append("| " + " | ".join([row["name"], *cells]) + " |")
+    return lines
+
+
+def _one_in_transitions_line(result: Mapping[str, Any]) -> list[str]:
+    random_row = next((row for row in result["rows"] if row["name"] == "random"), None)
+    if random_row is None or "one_in_transitions" not in next(iter(random_row["kinds"].values())):
+        return []
+    cells = ", ".join(f"{kind} {100 * cell['one_in_transitions']:.1f}% ({cell['mean_transitions']:.1f} transitions, "
+                      f"{cell['mean_breaks']:.1f} breaking)" for kind, cell in random_row["kinds"].items())
+    return [f"Picking one given transition at random (1 / transitions): {cells}.", ""]
+
+
 def render_localisation_markdown(result: Mapping[str, Any]) -> str:
     """The whole report: what was measured, the table, and whether the target is met."""
     model = result["model"]
@@ -50,7 +80,12 @@ def render_localisation_markdown(result: Mapping[str, Any]) -> str:
         "",
         *localisation_table(result),
         "",
+        *_one_in_transitions_line(result),
     ]
+    differences = difference_table(result)
+    if differences:
+        lines += ["Paired differences from the adjacent cosine on the same texts (percentage points, 95% paired "
+                  "bootstrap interval):", "", *differences, ""]
     target = result.get("target") or {}
     if target.get("checked"):
         itself = target.get("is_cosine", False)
@@ -59,7 +94,12 @@ def render_localisation_markdown(result: Mapping[str, Any]) -> str:
             + ("" if itself else f", {'above' if entry['above_cosine'] else 'not above'} cosine")
             for kind, entry in target["kinds"].items())
         line = (f"Target ({protocol['target']}) for {target['mechanism']}: "
-                f"{'met' if target['met'] else 'NOT met'} ({verdicts}).")
+                f"{'met' if target['met'] else 'NOT met'} against the exact chance ({verdicts}).")
+        if "met_one_in_transitions" in target:
+            factors = ", ".join(f"{kind} {entry['factor_over_one_in_transitions']:.1f}x"
+                                for kind, entry in target["kinds"].items())
+            line += (f" Against 1 / transitions: {'met' if target['met_one_in_transitions'] else 'NOT met'} "
+                     f"({factors}).")
         if itself:
             line += (f" {target['mechanism']} is the adjacent cosine itself, so it cannot be above it: the target's "
                      "second half is out of reach by construction for this mechanism.")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
+from ..transition_mechanisms import mechanism_label
 from ..version import __version__
 
 
@@ -58,7 +59,8 @@ def build_payload(comparison: Any, texts: Optional[Mapping[str, Sequence[Any]]] 
     return {
         "title": title or "Coherence report",
         "version": __version__,
-        "signature": str(comparison.signature.with_transitions(mechanism) if mechanism else comparison.signature),
+        "signature": str(comparison.signature.with_transitions(mechanism_label(mechanism)) if mechanism
+                         else comparison.signature),
         "command": command,
         "n_inputs": count,
         "confidence": comparison.confidence,

@@ -9,13 +9,8 @@ import random
 import pytest
 from click.testing import CliRunner
 
-from coherence_metric.benchmarks.localisation import (
-    KINDS,
-    build_localisation_sets,
-    hits,
-    new_adjacencies,
-    random_hit_chance,
-)
+from coherence_metric.benchmarks.localisation import random_hit_chance
+from coherence_metric.research.localisation_sets import KINDS, build_localisation_sets, hits, new_adjacencies
 
 TOPICS = ["river", "market", "school", "bridge", "harvest", "railway", "festival", "hospital"]
 
@@ -101,16 +96,21 @@ def test_the_suite_runs_from_the_command_line_and_reads_its_cache(bert_checkpoin
                  "--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"), "--no-progress"]
     result, data = run_suite(bert_checkpoint, tmp_path)
     assert "# Localisation: local:bert-full (test split)" in result.stdout
-    # explain's fallback is the adjacent cosine, which is the cosine baseline: one row, marked, never twice
-    assert "| **adjacent-cosine** (explain's; = the adjacent-sentence-cosine baseline) |" in result.stdout
+    # explain's fallback is the transition model; the adjacent-cosine mechanism is the cosine baseline: one row,
+    # marked, never twice
+    assert "| **transition-model** (explain's) |" in result.stdout
+    assert "| adjacent-cosine (= the adjacent-sentence-cosine baseline) |" in result.stdout
     assert "| adjacent-sentence-cosine |" not in result.stdout
-    assert [row["name"] for row in data["rows"]] == ["pair-alone", "cut-drop", "window", "adjacent-cosine", "random"]
-    assert data["split"] == "test" and data["model"]["auto_mechanism"] == "adjacent-cosine"
+    assert [row["name"] for row in data["rows"]] == ["pair-alone", "cut-drop", "window", "adjacent-cosine",
+                                                     "transition-model", "random"]
+    assert data["split"] == "test" and data["model"]["auto_mechanism"] == "transition-model"
     assert data["n_items"]["moved"] == 3 and data["target"]["checked"] is True
-    # it cannot be above itself: the target is not met, and the report says why
-    assert data["target"]["met"] is False and data["target"]["is_cosine"] is True
-    assert not any(entry["above_cosine"] for entry in data["target"]["kinds"].values())
-    assert "for adjacent-cosine: NOT met" in result.stdout and "is the adjacent cosine itself" in result.stdout
+    assert data["target"]["is_cosine"] is False and data["target"]["mechanism"] == "transition-model"
+    assert "for transition-model: " in result.stdout and "Against 1 / transitions: " in result.stdout
+    # every method is compared with the cosine on the same texts (paired), the cosine itself is not
+    by_name = {row["name"]: row for row in data["rows"]}
+    assert "vs_cosine" not in by_name["adjacent-cosine"] and "vs_cosine" in by_name["transition-model"]
+    assert "Method minus adjacent cosine" in result.stdout
     again = CliRunner().invoke(benchmark, arguments, catch_exceptions=False)
     rerun = json.loads((tmp_path / "out" / "localisation_limit3.json").read_text(encoding="utf-8"))
     assert again.exit_code == 0 and rerun["cache"]["misses"] == 0

