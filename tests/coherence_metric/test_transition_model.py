@@ -78,3 +78,15 @@ def test_a_tampered_copy_is_refused_in_one_line(tmp_path):
 def test_an_unknown_transition_model_names_the_packaged_ones():
     with pytest.raises(InputError, match=f"unknown transition model 'no-such'.*{DEFAULT_TRANSITION_MODEL}"):
         TransitionModel("no-such")
+
+
+@pytest.mark.filterwarnings("ignore::coherence_metric.scorer.TruncationWarning")  # the text score's own cut
+def test_a_huge_sentence_is_cut_to_the_pair_limit_not_an_error(scorer):
+    from coherence_metric.transition_model import PAIR_MAX_LENGTH, boundary_pairs, encode_pairs
+
+    huge = "The council met again " + "and again " * 1500 + "on Tuesday."
+    texts = [[huge, STORY[0], huge]]
+    values = scorer.explain(texts, mechanism=TRANSITION_MODEL).texts[0].transitions
+    assert len(values) == 2 and all(value == value for value in values)  # numbers, not NaN
+    tokenizer = shipped_transition_model().tokenizer
+    assert max(len(ids) for ids in encode_pairs(tokenizer, boundary_pairs(texts[0]))) == PAIR_MAX_LENGTH

@@ -62,6 +62,9 @@ def test_the_wheel_has_one_top_level_name_and_ships_the_folders_inside_it(wheel:
     assert "coherence_metric/training/configs/cpu-minilm-full.yaml" in names  # recipes keep shipping
     assert {"coherence_metric/report/page.css", "coherence_metric/report/page.js"} <= set(names)  # the HTML report's
     assert any(name.startswith("coherence_metric/checkpoints/") and name.endswith(".safetensors") for name in names)
+    shipped = REPO_DIR / "coherence_metric" / "transition_models"  # explain's fallback model, every file of it
+    assert {f"coherence_metric/{path.relative_to(REPO_DIR / 'coherence_metric').as_posix()}"
+            for path in shipped.rglob("*") if path.is_file()} <= set(names)
     trained = entry_points["coherence_metric.encoder_specs"]["trained"]
     assert trained == "coherence_metric.training.encoders:trained_encoder"
     assert entry_points["console_scripts"]["coherence-metric"] == "coherence_metric.cli:main"
