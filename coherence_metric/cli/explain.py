@@ -19,8 +19,8 @@ MECHANISM_NOTES = {
     "window": "the score of the two sentences before and the two after the boundary",
     "adjacent-cosine": "the cosine of the two sentences' pretrained all-MiniLM-L6-v2 embeddings, the same for every "
                        "checkpoint",
-    "transition-model": "the shipped transition model's logit that the sentence follows the two before it (below 0: a "
-                        "break), the same for every checkpoint",
+    "transition-model": "the shipped transition model's logit that the sentence follows the two before it, below 0 "
+                        "where it reads a break; the same for every checkpoint",
 }
 
 
