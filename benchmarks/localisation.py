@@ -1,5 +1,8 @@
 """``--suite localisation``: does the lowest transition ``explain`` reports sit where the text was broken?
 
+The corrupted texts and the hit rule live in :mod:`coherence_metric.research.localisation_sets`, which the transition
+model's training reads too (on the dev split).
+
 Held-out documents of the news corpora's test split (the documents NEWS-PERMUTED and NEWS-INTRUSION are built
 from: first 10 sentences, here those of at least ``MIN_SENTENCES``; ``split="dev"``: the same recipe on the dev
 split's documents, for choosing a mechanism without looking at the test split) are corrupted at one known place,

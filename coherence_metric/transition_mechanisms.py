@@ -203,10 +203,12 @@ def transition_model(scorer: Any, sentence_lists: Sequence[Sequence[str]]) -> Li
 def mechanism_label(mechanism: str) -> str:
     """The mechanism as the signature names it: ``transition-model`` with the shipped model's name and fingerprint
     (a retrained model moves the numbers, so the signature must say which one ran); any other, its name."""
+    from .transition_model import transition_model_identity
+
     if mechanism != TRANSITION_MODEL:
         return mechanism
-    loaded = shipped_transition_model()
-    return f"{TRANSITION_MODEL}:{loaded.name}@{loaded.fingerprint}"
+    name, fingerprint = transition_model_identity()
+    return f"{TRANSITION_MODEL}:{name}@{fingerprint}"
 
 
 RUNNERS: Dict[str, Callable[[Any, Sequence[Sequence[str]]], List[List[float]]]] = {

@@ -19,6 +19,7 @@ break). Pairs are scored in float32, length-sorted, so a text's values do not de
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any, List, Sequence, Tuple, Union
 
@@ -67,6 +68,39 @@ def pair_logits(model: Any, tokenizer: Any, ids: Sequence[Sequence[int]], device
     return values
 
 
+@functools.lru_cache(maxsize=8)
+def transition_model_identity(name_or_path: str = DEFAULT_TRANSITION_MODEL) -> Tuple[str, str]:
+    """(name, fingerprint) of a transition model from its config alone, without loading its weights: what the
+    signature records (a model that then fails verification never scores, so it never signs a result).
+
+    Raises:
+        InputError: neither a packaged name nor a checkpoint folder.
+    """
+    from .checkpoint_config import read_checkpoint_config
+
+    folder = transition_model_folder(name_or_path)
+    return folder.name, read_checkpoint_config(folder).fingerprint()
+
+
+def transition_model_folder(name_or_path: Union[str, Path]) -> Path:
+    """A packaged transition model's folder by name, or a checkpoint folder as given.
+
+    Raises:
+        InputError: neither.
+    """
+    from .checkpoint_config import CONFIG_NAME
+
+    folder = Path(name_or_path)
+    if (folder / CONFIG_NAME).is_file():
+        return folder
+    packaged = PACKAGED_DIR / str(name_or_path)
+    if "/" not in str(name_or_path) and (packaged / CONFIG_NAME).is_file():
+        return packaged
+    known = sorted(path.parent.name for path in PACKAGED_DIR.glob(f"*/{CONFIG_NAME}"))
+    raise InputError(f"unknown transition model {str(name_or_path)!r}: not a checkpoint folder "
+                     f"(packaged: {', '.join(known) or 'none'})")
+
+
 class TransitionModel:
     """A loaded transition model: its checkpoint's model and tokenizer on one device, and its identity.
 
@@ -82,16 +116,8 @@ class TransitionModel:
     def __init__(self, name_or_path: Union[str, Path] = DEFAULT_TRANSITION_MODEL,
                  device: Union[str, torch.device] = "cpu") -> None:
         from .checkpoint import load_checkpoint
-        from .checkpoint_config import CONFIG_NAME as CONFIG_FILE
 
-        folder = Path(name_or_path)
-        if not (folder / CONFIG_FILE).is_file():
-            packaged = PACKAGED_DIR / str(name_or_path)
-            if "/" in str(name_or_path) or not (packaged / CONFIG_FILE).is_file():
-                known = sorted(path.parent.name for path in PACKAGED_DIR.glob(f"*/{CONFIG_FILE}"))
-                raise InputError(f"unknown transition model {str(name_or_path)!r}: not a checkpoint folder "
-                                 f"(packaged: {', '.join(known) or 'none'})")
-            folder = packaged
+        folder = transition_model_folder(name_or_path)
         loaded = load_checkpoint(folder)
         self.folder = folder
         self.name = folder.name
@@ -117,4 +143,4 @@ class TransitionModel:
 
 
 __all__ = ["DEFAULT_TRANSITION_MODEL", "LEFT_CONTEXT", "PACKAGED_DIR", "PAIR_MAX_LENGTH", "TransitionModel",
-           "boundary_pairs", "encode_pairs", "pair_logits"]
+           "boundary_pairs", "encode_pairs", "pair_logits", "transition_model_folder", "transition_model_identity"]
