@@ -105,8 +105,8 @@ def sample_window(documents: IndexedDocuments, index: int, kinds: Dict[str, floa
     order = corrupt_order(kind, length, rng, intruders)
     if order is None:
         return None
-    rows = [intruders[order.index(-1)] if position < 0 else doc_rows[start + position]
-            for position in order] if -1 in order else [doc_rows[start + position] for position in order]
+    # An intrusion keeps every position in place, so the intruder at reading position p is the one found for p.
+    rows = [intruders[place] if position < 0 else doc_rows[start + position] for place, position in enumerate(order)]
     broken = set(new_adjacencies(order))
     return Window(rows, [0.0 if boundary in broken else 1.0 for boundary in range(length - 1)], kind)
 
