@@ -68,6 +68,22 @@ def pair_logits(model: Any, tokenizer: Any, ids: Sequence[Sequence[int]], device
     return values
 
 
+def transition_values(model: Any, tokenizer: Any, sentence_lists: Sequence[Sequence[str]],
+                      device: Union[str, torch.device]) -> List[List[float]]:
+    """Per text, ``model``'s logit for each of its boundary pairs, all texts' pairs in one batched pass (the shipped
+    model in ``explain``, a model in training on the dev localisation sets)."""
+    from .local_term import group_by_owner
+
+    pairs: List[Tuple[str, str]] = []
+    owners: List[int] = []
+    for owner, sentences in enumerate(sentence_lists):
+        text_pairs = boundary_pairs(list(sentences))
+        pairs.extend(text_pairs)
+        owners.extend([owner] * len(text_pairs))
+    logits = pair_logits(model, tokenizer, encode_pairs(tokenizer, pairs), device)
+    return group_by_owner(logits, owners, len(sentence_lists))
+
+
 @functools.lru_cache(maxsize=8)
 def transition_model_identity(name_or_path: str = DEFAULT_TRANSITION_MODEL) -> Tuple[str, str]:
     """(name, fingerprint) of a transition model from its config alone, without loading its weights: what the
@@ -128,19 +144,8 @@ class TransitionModel:
 
     def transition_values(self, sentence_lists: Sequence[Sequence[str]]) -> List[List[float]]:
         """Per text, one logit per boundary (none for a one-sentence text)."""
-        pairs: List[Tuple[str, str]] = []
-        counts: List[int] = []
-        for sentences in sentence_lists:
-            text_pairs = boundary_pairs(list(sentences))
-            pairs.extend(text_pairs)
-            counts.append(len(text_pairs))
-        values = pair_logits(self.model, self.tokenizer, encode_pairs(self.tokenizer, pairs), self.device)
-        result, offset = [], 0
-        for count in counts:
-            result.append(values[offset:offset + count])
-            offset += count
-        return result
-
+        return transition_values(self.model, self.tokenizer, sentence_lists, self.device)
 
 __all__ = ["DEFAULT_TRANSITION_MODEL", "LEFT_CONTEXT", "PACKAGED_DIR", "PAIR_MAX_LENGTH", "TransitionModel",
-           "boundary_pairs", "encode_pairs", "pair_logits", "transition_model_folder", "transition_model_identity"]
+           "boundary_pairs", "encode_pairs", "pair_logits", "transition_model_folder", "transition_model_identity",
+           "transition_values"]

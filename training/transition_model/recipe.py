@@ -21,7 +21,7 @@ import torch
 
 from coherence_metric.errors import InputError
 from coherence_metric.runtime import autocast_context
-from coherence_metric.transition_model import PAIR_MAX_LENGTH, boundary_pairs, encode_pairs, pair_logits
+from coherence_metric.transition_model import PAIR_MAX_LENGTH, encode_pairs, transition_values
 
 from ..config import build_family_recipe, read_recipe_mapping
 from ..resume import check_same_recipe
@@ -164,14 +164,9 @@ class DevLocalisation:
         model.eval()
         result: Dict[str, Any] = {}
         for kind, items in self.sets.items():
-            pairs = [boundary_pairs(item.sentences) for item in items]
             with autocast_context(dtype, torch.device(device)):
-                flat = pair_logits(model, tokenizer, encode_pairs(tokenizer, [p for row in pairs for p in row]),
-                                   device)
-            flags, offset = [], 0
-            for item, row in zip(items, pairs):
-                flags.append(hits(flat[offset:offset + len(row)], item.breaks))
-                offset += len(row)
+                values = transition_values(model, tokenizer, [item.sentences for item in items], device)
+            flags = [hits(row, item.breaks) for item, row in zip(items, values)]
             result[kind] = [round(100.0 * sum(flag[0] for flag in flags) / len(flags), 2),
                             round(100.0 * sum(flag[1] for flag in flags) / len(flags), 2)]
         result["mean_top1"] = round(sum(result[kind][0] for kind in self.sets) / len(self.sets), 2)
