@@ -28,6 +28,7 @@ report-demo: $(STAMP)
 		examples/report/system_c.txt -i lines --dtype fp32 -o examples/report/report.html
 	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1500 \
 		--screenshot=examples/report/report.png "file://$(CURDIR)/examples/report/report.html"
+	cp examples/report/report.png docs/assets/report.png
 
 test: $(STAMP)
 	$(VENV)/bin/mypy coherence_metric

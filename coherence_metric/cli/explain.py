@@ -21,6 +21,9 @@ MECHANISM_NOTES = {
                        "checkpoint",
     "transition-model": "the shipped transition model's logit that the sentence follows the two before it, below 0 "
                         "where it reads a break; the same for every checkpoint",
+    "transition-cosine": "the shipped transition model's logit that the sentence follows the two before it, moved "
+                         "down or up as the two sentences' all-MiniLM-L6-v2 cosine is below or above its usual value; "
+                         "below 0 where it reads a break; the same for every checkpoint",
 }
 
 

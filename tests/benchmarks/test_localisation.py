@@ -96,20 +96,20 @@ def test_the_suite_runs_from_the_command_line_and_reads_its_cache(bert_checkpoin
                  "--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"), "--no-progress"]
     result, data = run_suite(bert_checkpoint, tmp_path)
     assert "# Localisation: local:bert-full (test split)" in result.stdout
-    # explain's fallback is the transition model; the adjacent-cosine mechanism is the cosine baseline: one row,
-    # marked, never twice
-    assert "| **transition-model** (explain's) |" in result.stdout
+    # explain's fallback is the transition model with the cosine; the adjacent-cosine mechanism is the cosine
+    # baseline: one row, marked, never twice
+    assert "| **transition-cosine** (explain's) |" in result.stdout
     assert "| adjacent-cosine (= the adjacent-sentence-cosine baseline) |" in result.stdout
     assert "| adjacent-sentence-cosine |" not in result.stdout
     assert [row["name"] for row in data["rows"]] == ["pair-alone", "cut-drop", "window", "adjacent-cosine",
-                                                     "transition-model", "random"]
-    assert data["split"] == "test" and data["model"]["auto_mechanism"] == "transition-model"
+                                                     "transition-model", "transition-cosine", "random"]
+    assert data["split"] == "test" and data["model"]["auto_mechanism"] == "transition-cosine"
     assert data["n_items"]["moved"] == 3 and data["target"]["checked"] is True
-    assert data["target"]["is_cosine"] is False and data["target"]["mechanism"] == "transition-model"
-    assert "for transition-model: " in result.stdout and "Against 1 / transitions: " in result.stdout
+    assert data["target"]["is_cosine"] is False and data["target"]["mechanism"] == "transition-cosine"
+    assert "for transition-cosine: " in result.stdout and "Against 1 / transitions: " in result.stdout
     # every method is compared with the cosine on the same texts (paired), the cosine itself is not
     by_name = {row["name"]: row for row in data["rows"]}
-    assert "vs_cosine" not in by_name["adjacent-cosine"] and "vs_cosine" in by_name["transition-model"]
+    assert "vs_cosine" not in by_name["adjacent-cosine"] and "vs_cosine" in by_name["transition-cosine"]
     assert "Method minus adjacent cosine" in result.stdout
     again = CliRunner().invoke(benchmark, arguments, catch_exceptions=False)
     rerun = json.loads((tmp_path / "out" / "localisation_limit3.json").read_text(encoding="utf-8"))

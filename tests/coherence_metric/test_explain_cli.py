@@ -19,8 +19,8 @@ def test_text_output_lists_sentences_marks_the_lowest_and_names_the_mechanism(ru
     assert lines[0].startswith(f"== {SHUFFLED}  score ") and lines[0].endswith("(6 sentences)")
     assert lines[1].startswith("  1  The first of them will start running in March.")
     assert sum("<- lowest" in line for line in lines) == 1
-    assert lines[-2].startswith("transitions: transition-model (the shipped transition model's logit ")
-    assert lines[-1].startswith("signature: ") and "|trans:transition-model:tm-minilm-2026.11@" in lines[-1]
+    assert lines[-2].startswith("transitions: transition-cosine (the shipped transition model's logit ")
+    assert lines[-1].startswith("signature: ") and "|trans:transition-cosine:tm-minilm-2026.11@" in lines[-1]
 
 
 def test_json_output_matches_the_api(runner, bert_checkpoint, tmp_path):
@@ -37,7 +37,7 @@ def test_json_output_matches_the_api(runner, bert_checkpoint, tmp_path):
     assert [entry["label"] for entry in data["texts"]] == [f"{path}:1", f"{path}:2"]
     assert data["texts"][0]["transitions"] == [] and "no transitions" in data["texts"][0]["note"]
     assert data["texts"][1]["transitions"] == pytest.approx(expected.texts[1].transitions, abs=1e-5)
-    assert data["mechanism"] == "transition-model" and data["signature"] == str(expected.signature)
+    assert data["mechanism"] == "transition-cosine" and data["signature"] == str(expected.signature)
 
 
 def test_a_text_of_one_sentence_in_text_output_says_so(runner, bert_checkpoint, tmp_path):

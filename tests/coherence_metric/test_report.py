@@ -57,9 +57,9 @@ def test_the_embedded_data_holds_every_score_and_text_and_the_most_different_inp
                                                comparison.systems["shuffled"].scores)]
     assert data["order"] == sorted(range(3), key=lambda index: -differences[index])
     assert sorted(data["explained"]) == sorted(str(index) for index in data["order"][:2])
-    assert data["mechanism"] == "transition-model"
-    assert data["signature"] == str(comparison.signature.with_transitions(mechanism_label("transition-model")))
-    assert "|trans:transition-model:tm-minilm-2026.11@" in data["signature"]
+    assert data["mechanism"] == "transition-cosine"
+    assert data["signature"] == str(comparison.signature.with_transitions(mechanism_label("transition-cosine")))
+    assert "|trans:transition-cosine:tm-minilm-2026.11@" in data["signature"]
     assert data["command"] == "coherence-metric report x y"
     assert [pair["a"] for pair in data["pairs"]] == [comparison.pairs[0].a]
 

