@@ -36,8 +36,10 @@ from .checkpoint_config import (
     HEAD_FILE,
     LOCAL_KEY,
     LOCAL_TERM_FORMAT_VERSION,
+    REFERENCE_FLAVOUR,
     SENTENCE_SCORER_FORMAT_VERSION,
     TOKENIZER_DIR,
+    TRANSITION_TERM_FORMAT_VERSION,
     CheckpointConfig,
     hash_folder_files,
     make_files_readable,
@@ -370,6 +372,85 @@ def set_local_term(base: PathLike, target: PathLike, weight: float, training: Op
     return out
 
 
+def write_transition_term(base: str, target: PathLike, weight: float, transition_model: Optional[str] = None,
+                          training: Optional[Dict[str, Any]] = None, overwrite: bool = False) -> Path:
+    """Write a reference checkpoint: the packaged checkpoint ``base`` (by name and fingerprint, no weights copied)
+    whose score mixes in a packaged transition model's mean boundary logit with ``weight`` (0 < w < 1).
+
+    The weight is chosen on dev data after both models are trained, so it is set here, and ``training.transition_term``
+    records how it was chosen.
+
+    Raises:
+        InputError: a weight out of (0, 1), or ``target`` is not empty.
+        CheckpointError: ``base`` or the transition model is not shipped in the package, or does not verify.
+    """
+    from .transition_model import DEFAULT_TRANSITION_MODEL, transition_model_identity
+
+    if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0.0 < float(weight) < 1.0:
+        raise InputError(f"the transition term's weight must be a number in (0, 1), got {weight!r}")
+    base_folder = _packaged_base(base, Path(target) / CONFIG_NAME)
+    config = read_checkpoint_config(base_folder)
+    verify_checkpoint_files(base_folder, config)
+    model_name, model_fingerprint = transition_model_identity(transition_model or DEFAULT_TRANSITION_MODEL)
+    out = Path(target)
+    _empty_target(out, overwrite)
+    out.mkdir(parents=True, exist_ok=True)
+    reference = CheckpointConfig(
+        flavour=REFERENCE_FLAVOUR, backbone=config.backbone, pooling=config.pooling, max_length=config.max_length,
+        hidden_size=config.hidden_size, files={}, format_version=TRANSITION_TERM_FORMAT_VERSION,
+        training={"base_checkpoint": base, "transition_term": dict(training or {})},
+        library_versions=_library_versions(), base={"name": base, "fingerprint": config.fingerprint()},
+        transition_term={"model": model_name, "fingerprint": model_fingerprint, "weight": float(weight)})
+    reference.write(out)
+    logger.info("wrote %s: %s with transition term %s of weight %s", out, base, model_name, weight)
+    return out
+
+
+def _packaged_base(name: str, referrer: Path) -> Path:
+    """The folder of the packaged checkpoint a reference names.
+
+    Raises:
+        CheckpointError: no checkpoint of that name is shipped in this package.
+    """
+    from .registry import PACKAGED_CHECKPOINTS_DIR, packaged_checkpoints
+
+    if name not in packaged_checkpoints():
+        raise CheckpointError(f"{referrer}: its base checkpoint {name!r} is not shipped in this package "
+                              "(a reference checkpoint reads the weights of a packaged one)")
+    return PACKAGED_CHECKPOINTS_DIR / name
+
+
+def _load_reference(source: Path, config: CheckpointConfig, verify: bool) -> LoadedCheckpoint:
+    """A reference checkpoint: its packaged base, checked against the recorded fingerprint, with the transition
+    term attached (its packaged model checked against its recorded fingerprint; loaded when first scored)."""
+    from .transition_model import PACKAGED_DIR, transition_model_identity
+    from .transition_term import TransitionTerm
+
+    path = source / CONFIG_NAME
+    assert config.base is not None  # read_checkpoint_config requires it of the flavour
+    base_folder = _packaged_base(config.base["name"], path)
+    if read_checkpoint_config(base_folder).flavour == REFERENCE_FLAVOUR:
+        raise CheckpointError(f"{path}: its base {config.base['name']!r} is itself a reference checkpoint")
+    base = load_checkpoint(base_folder, verify=verify)
+    if base.config.fingerprint() != config.base["fingerprint"]:
+        raise CheckpointError(f"{path}: its base {config.base['name']!r} has fingerprint "
+                              f"{base.config.fingerprint()}, not the recorded {config.base['fingerprint']}")
+    model = base.model
+    term = config.transition_term
+    if term is not None and model.local_weight is not None:
+        raise CheckpointError(f"{path}: its base {config.base['name']!r} has a local term; a transition term cannot "
+                              "be added to it")
+    if term is not None:
+        if not (PACKAGED_DIR / term["model"] / CONFIG_NAME).is_file() or term["model"] in (".", ".."):
+            raise CheckpointError(f"{path}: its transition model {term['model']!r} is not shipped in this package")
+        _, fingerprint = transition_model_identity(term["model"])
+        if fingerprint != term["fingerprint"]:
+            raise CheckpointError(f"{path}: transition model {term['model']!r} has fingerprint {fingerprint}, not "
+                                  f"the recorded {term['fingerprint']}")
+        model.transition_term = TransitionTerm(term["model"], float(term["weight"]))
+    return LoadedCheckpoint(model=model, tokenizer=base.tokenizer, config=config, folder=source)
+
+
 def _load_head(path: Path, tensors: Dict[str, torch.Tensor], hidden_size: int) -> Tuple[nn.Linear, Optional[float]]:
     """The linear head and, for a checkpoint with a cohesion term, its weight."""
     weight, bias = tensors.get("weight"), tensors.get("bias")
@@ -446,6 +527,8 @@ def load_checkpoint(folder: PathLike, verify: bool = True) -> LoadedCheckpoint:
         raise CheckpointError(f"no checkpoint folder at {source}")
     config = read_checkpoint_config(source)
     verify_checkpoint_files(source, config, hashes=verify)
+    if config.flavour == REFERENCE_FLAVOUR:
+        return _load_reference(source, config, verify)
 
     with quiet_transformers():
         backbone, tokenizer = _build_backbone(config, source)
@@ -472,4 +555,4 @@ def load_checkpoint(folder: PathLike, verify: bool = True) -> LoadedCheckpoint:
 
 
 __all__ = ["CONFIG_NAME", "LoadedCheckpoint", "add_sentence_scorer", "load_checkpoint", "remove_sentence_scorer",
-           "save_checkpoint", "set_local_term"]
+           "save_checkpoint", "set_local_term", "write_transition_term"]

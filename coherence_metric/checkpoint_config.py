@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from .errors import CheckpointError
 
 CONFIG_NAME = "coherence_config.json"
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5
 """The newest format this code reads. Checkpoints are written in the oldest format that describes them, so
 older releases keep reading what they can score correctly."""
 COHESION_FORMAT_VERSION = 2
@@ -29,7 +29,14 @@ LOCAL_TERM_FORMAT_VERSION = 4
 """Format 4 adds the local term (``local_weight`` in the head file): a text's score mixes in the mean score of its
 adjacent sentence pairs, each scored alone by the same model; a release that reads only format 3 would ignore it."""
 LOCAL_KEY = "local_weight"
-FLAVOURS = ("full", "adapter", "delta")
+TRANSITION_TERM_FORMAT_VERSION = 5
+"""Format 5 adds the ``reference`` flavour and the transition term. A reference checkpoint holds no weights: ``base``
+names a checkpoint shipped in the package (its name and fingerprint, checked at load), so a new scoring setting over
+existing weights ships without copying them; ``transition_term`` mixes into each text's score the mean boundary logit
+of a transition model (:mod:`coherence_metric.transition_term`). A release that reads only format 4 would score the
+base alone, so it must refuse such a checkpoint."""
+REFERENCE_FLAVOUR = "reference"
+FLAVOURS = ("full", "adapter", "delta", REFERENCE_FLAVOUR)
 POOLINGS = ("last", "cls", "mean")
 HEAD_FILE = "head.safetensors"
 BACKBONE_DIR = "backbone"
@@ -45,6 +52,8 @@ FINGERPRINT_SCHEME = 2
 SCORING_FIELDS = ("flavour", "backbone", "pooling", "max_length", "hidden_size", "sentence_scorer", "files")
 """The config fields a loader reads to build the model. ``training``, ``library_versions`` and ``format_version``
 are a record no loader reads, so they stay out of the fingerprint."""
+OPTIONAL_SCORING_FIELDS = ("base", "transition_term")
+"""Scoring fields of format 5, hashed only where set, so every older checkpoint keeps its fingerprint."""
 CODE_SUFFIXES = (".py", ".pyc", ".pyo", ".pyd", ".so")
 """Files a checkpoint never holds: transformers imports a folder's Python modules when a config names them."""
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle", ".joblib", ".h5", ".msgpack", ".npy", ".npz")
@@ -97,12 +106,15 @@ class CheckpointConfig:
     library_versions: Dict[str, str] = field(default_factory=dict)
     format_version: int = FORMAT_VERSION
     sentence_scorer: Optional[Dict[str, int]] = None
+    base: Optional[Dict[str, str]] = None
+    transition_term: Optional[Dict[str, Any]] = None
 
     def fingerprint(self) -> str:
         """A short hash of the files' sha256 and of every config field that can change a score (``SCORING_FIELDS``,
         as canonical JSON): two checkpoints share it only if they give the same scores from the same bytes."""
         data = self.to_dict()
         scoring = {"fingerprint_scheme": FINGERPRINT_SCHEME, **{key: data.get(key) for key in SCORING_FIELDS}}
+        scoring.update({key: data[key] for key in OPTIONAL_SCORING_FIELDS if data.get(key) is not None})
         canonical = json.dumps(scoring, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:12]
 
@@ -116,8 +128,9 @@ class CheckpointConfig:
         """The JSON-ready form written to ``coherence_config.json``."""
         data = asdict(self)
         data["format_version"] = self.format_version
-        if self.sentence_scorer is None:  # older formats have no such key
-            del data["sentence_scorer"]
+        for key in ("sentence_scorer",) + OPTIONAL_SCORING_FIELDS:
+            if data[key] is None:  # older formats have no such key
+                del data[key]
         return data
 
     def write(self, folder: Path) -> Path:
@@ -147,12 +160,14 @@ def read_checkpoint_config(folder: Path) -> CheckpointConfig:
         pooling=_choice(data, "pooling", POOLINGS, path),
         max_length=_positive_int(data, "max_length", path),
         hidden_size=_positive_int(data, "hidden_size", path),
-        files=_file_hashes(_required(data, "files", path), path),
+        files=_file_hashes(_required(data, "files", path), path, reference=data.get("flavour") == REFERENCE_FLAVOUR),
         training=_json_object(data, "training", path),
         library_versions=_json_object(data, "library_versions", path),
         format_version=_format_version(data, Path(folder), path),
         sentence_scorer=_json_object(data, "sentence_scorer", path) if data.get("sentence_scorer") is not None
         else None,
+        base=_base_reference(data, path),
+        transition_term=_transition_term(data, path),
     )
     problem = unverified_backbone(config)
     if problem:
@@ -168,7 +183,7 @@ def unverified_backbone(config: CheckpointConfig, has_cohesion: bool = False) ->
     ``backbone.weights_sha256`` any weights found at that name would be used, so the same fingerprint could
     give other scores.
     """
-    if config.backbone.weights_sha256 is not None:
+    if config.backbone.weights_sha256 is not None or config.flavour == REFERENCE_FLAVOUR:  # the base verifies its own
         return None
     if config.flavour != "full":
         reader = f"a {config.flavour} checkpoint applies its weights over that backbone"
@@ -238,6 +253,44 @@ def _json_object(data: Dict[str, Any], key: str, path: Path) -> Dict[str, Any]:
     return dict(value)
 
 
+def _base_reference(data: Dict[str, Any], path: Path) -> Optional[Dict[str, str]]:
+    """``base`` of a reference checkpoint: the packaged checkpoint's name and fingerprint (required there, refused
+    elsewhere, so a checkpoint never carries weights and a base at once)."""
+    value = data.get("base")
+    if data.get("flavour") != REFERENCE_FLAVOUR:
+        if value is not None:
+            raise CheckpointError(f"{path} is corrupt: base is set, but only a {REFERENCE_FLAVOUR} checkpoint has one")
+        return None
+    if not isinstance(value, dict) or set(value) != {"name", "fingerprint"}:
+        raise CheckpointError(f"{path} is corrupt: a {REFERENCE_FLAVOUR} checkpoint needs base "
+                              f"{{\"name\": ..., \"fingerprint\": ...}}, got {_shown(value)}")
+    if not all(isinstance(item, str) and item for item in value.values()) or "/" in value["name"]:
+        raise CheckpointError(f"{path} is corrupt: base must name a packaged checkpoint and its fingerprint, got "
+                              f"{_shown(value)}")
+    return dict(value)
+
+
+def _transition_term(data: Dict[str, Any], path: Path) -> Optional[Dict[str, Any]]:
+    """``transition_term``: the transition model's name and fingerprint, and the weight in (0, 1) of its mean
+    boundary logit in a text's score."""
+    value = data.get("transition_term")
+    if value is None:
+        return None
+    if data.get("flavour") != REFERENCE_FLAVOUR:
+        raise CheckpointError(f"{path} is corrupt: transition_term is set, but only a {REFERENCE_FLAVOUR} checkpoint "
+                              "can carry one")
+    if not isinstance(value, dict) or set(value) != {"model", "fingerprint", "weight"}:
+        raise CheckpointError(f"{path} is corrupt: transition_term needs model, fingerprint and weight, got "
+                              f"{_shown(value)}")
+    weight = value["weight"]
+    if (not isinstance(value["model"], str) or not value["model"] or "/" in value["model"]
+            or not isinstance(value["fingerprint"], str) or isinstance(weight, bool)
+            or not isinstance(weight, (int, float)) or not 0.0 < weight < 1.0):
+        raise CheckpointError(f"{path} is corrupt: transition_term must name a packaged transition model, its "
+                              f"fingerprint and a weight between 0 and 1, got {_shown(value)}")
+    return dict(value)
+
+
 def _is_sha256(value: Any) -> bool:
     return isinstance(value, str) and _SHA256.fullmatch(value) is not None
 
@@ -280,10 +333,16 @@ def is_relative_inside(name: str) -> bool:
     )
 
 
-def _file_hashes(value: Any, path: Path) -> Dict[str, str]:
-    """The ``files`` section: relative paths inside the folder, each with a lowercase hex sha256."""
+def _file_hashes(value: Any, path: Path, reference: bool = False) -> Dict[str, str]:
+    """The ``files`` section: relative paths inside the folder, each with a lowercase hex sha256 (none for a
+    reference checkpoint, whose weights are its base's)."""
     if not isinstance(value, dict):
         raise CheckpointError(f"{path} is corrupt: files must be a JSON object of path: sha256, got {_shown(value)}")
+    if reference:
+        if value:
+            raise CheckpointError(f"{path} is corrupt: a {REFERENCE_FLAVOUR} checkpoint holds no files, but it "
+                                  f"lists {_shown(sorted(value))}")
+        return {}
     if not value:
         raise CheckpointError(f"{path} is corrupt: it records no file hashes")
     for name, digest in value.items():
@@ -410,6 +469,8 @@ def _loaded_files(root: Path, roots: Tuple[Path, ...]) -> List[str]:
 def _check_flavour_files(root: Path, config: CheckpointConfig) -> None:
     """The head and the flavour's backbone files must be listed: a config that lists none of them would
     otherwise load whatever sits there unchecked (or fail later, less clearly)."""
+    if config.flavour == REFERENCE_FLAVOUR:  # its base checks its own files when it loads
+        return
     needed = {"full": BACKBONE_DIR + "/", "adapter": ADAPTER_DIR + "/", "delta": DELTA_FILE}[config.flavour]
     for required in (HEAD_FILE, needed):
         if not any(name == required or (required.endswith("/") and name.startswith(required))

@@ -16,6 +16,7 @@ from .checkpoint_config import POOLINGS, BackboneSpec, sha256_of_file
 from .errors import InputError
 from .quiet import quiet_transformers
 from .sentence_scorer import SentenceLevelScorer
+from .transition_term import TransitionTerm
 
 
 def default_pooling(model_type: str) -> str:
@@ -76,6 +77,8 @@ class CoherenceModel(nn.Module):
     cohesion_weight: Optional[torch.Tensor]
     local_weight: Optional[torch.Tensor]
     sentence_scorer: Optional[SentenceLevelScorer]
+    #: Set by a reference checkpoint (format 5): a transition model's mean boundary logit mixed into the score.
+    transition_term: Optional[TransitionTerm] = None
 
     def __init__(
         self,

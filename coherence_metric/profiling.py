@@ -16,8 +16,9 @@ SENTENCE_SPLIT = "sentence split"
 WINDOWING = "windowing"
 DOCUMENT_PASS = "document pass"
 SENTENCE_PASS = "sentence pass"
+TRANSITION_PASS = "transition pass"
 #: The stages in the order a call runs them (the speed suite's profile columns).
-STAGES = (TOKENISE, SENTENCE_SPLIT, WINDOWING, DOCUMENT_PASS, SENTENCE_PASS)
+STAGES = (TOKENISE, SENTENCE_SPLIT, WINDOWING, DOCUMENT_PASS, SENTENCE_PASS, TRANSITION_PASS)
 
 
 class StageTimes:

