@@ -18,7 +18,8 @@ Beside them, per set, the **forward-only limit**: the checkpoint's document mode
 tokenised and padded beforehand into the scorer's length-sorted batches, in ``ours``'s dtype (and in fp32): what the
 encoder can do on this machine with nothing around it. Each configuration's **share** is its docs/s over that limit.
 The **profile** says where each configuration's time went: tokenise, sentence split, windowing, document pass,
-sentence pass, transition pass (a transition term; :mod:`coherence_metric.profiling`), and the Python between them (the rest of the wall time).
+sentence pass, transition pass (a transition term; :mod:`coherence_metric.profiling`), and the Python between them
+(the rest of the wall time).
 
 Texts are cut deterministically from real sentences (the held-out news documents) to about 128, 256 and 512
 tokens of the model's tokenizer, plus a mixed-length set. Memory: the resident set size sampled every few
