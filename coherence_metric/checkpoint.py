@@ -381,8 +381,8 @@ def write_transition_term(base: str, target: PathLike, weight: float, transition
     records how it was chosen.
 
     Raises:
-        InputError: a weight out of (0, 1), or ``target`` is not empty.
-        CheckpointError: ``base`` or the transition model is not shipped in the package, or does not verify.
+        InputError: a weight out of (0, 1), an unknown transition model, or ``target`` is not empty.
+        CheckpointError: ``base`` is not shipped in the package, or a file of it does not verify.
     """
     from .transition_model import DEFAULT_TRANSITION_MODEL, transition_model_identity
 
