@@ -14,6 +14,8 @@ from typing import Any, Dict, List, Optional, Type, TypeVar
 
 from coherence_metric.errors import InputError
 
+from .checks import refuse_failed
+
 OBJECTIVES = ("pairwise", "contrastive", "full")
 SCHEDULES = ("swalr", "linear", "constant")
 FLAVOURS = ("full", "delta", "adapter")
@@ -244,9 +246,7 @@ def _check(config: RecipeConfig, where: str) -> None:
         (config.objective.cohesion_weight is None or config.objective.cohesion_weight > 0,
          "objective.cohesion_weight must be a positive number (leave it out for no cohesion term)"),
     ]
-    for ok, message in checks:
-        if not ok:
-            raise InputError(f"{where}: {message}")
+    refuse_failed(checks, where)
 
 
 def recipe_from_dict(values: Dict[str, Any], where: str = "recipe") -> RecipeConfig:

@@ -27,6 +27,7 @@ from torch import nn
 
 from coherence_metric.errors import InputError
 
+from .checks import refuse_failed
 from .resume import check_same_recipe, random_states, restore_random_states
 from .run_log import append_record, cut_log_after_step
 from .state_files import (
@@ -116,9 +117,7 @@ class LoopConfig:
             (self.lr > 0, "loop.lr must be positive"),
             (self.shrink_factor > 1, "loop.shrink_factor must be above 1"),
         ]
-        for ok, message in checks:
-            if not ok:
-                raise InputError(f"{where}: {message}")
+        refuse_failed(checks, where)
 
 
 def make_optimizer(parameters: List[Any], config: LoopConfig) -> torch.optim.Optimizer:

@@ -39,6 +39,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from coherence_metric.errors import InputError
 from coherence_metric.research.documents import Document
 
+from ..checks import refuse_failed
+
 MAX_TRIES = 50  # draws of a random negative before giving up on finding a text not already a candidate
 
 
@@ -61,9 +63,7 @@ class ExampleSettings:
             (self.hard_negatives >= 0, "hard_negatives must be 0 or more"),
             (self.random_negatives >= 0, "random_negatives must be 0 or more"),
         ]
-        for ok, message in checks:
-            if not ok:
-                raise InputError(f"{where}: {message}")
+        refuse_failed(checks, where)
 
     @property
     def candidates(self) -> int:

@@ -18,6 +18,7 @@ from coherence_metric.errors import InputError
 from coherence_metric.research.corpora import CORPORA
 from coherence_metric.research.splits import held_out_documents
 
+from ..checks import refuse_failed
 from ..config import build_family_recipe, read_recipe_mapping
 from ..loop import LoopConfig, ObjectiveLoop
 from ..resume import seed_random_states
@@ -120,9 +121,7 @@ def check_recipe(recipe: ConponoRecipe, where: str) -> None:
         (objective.eval_examples >= 0, "objective.eval_examples must be 0 or more"),
         (data.max_documents is None or data.max_documents >= 2, "data.max_documents must be at least 2"),
     ]
-    for ok, message in checks:
-        if not ok:
-            raise InputError(f"{where}: {message}")
+    refuse_failed(checks, where)
     objective.example_settings().check(f"{where}: objective")
     recipe.loop.check(where)
 

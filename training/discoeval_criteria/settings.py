@@ -12,6 +12,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from coherence_metric.errors import InputError
 
+from ..checks import refuse_failed
 from ..wordvec import DEFAULT_WORD_VECTORS
 
 LOSSES: Tuple[str, ...] = ("nsp", "nl", "spp", "sdt")
@@ -121,9 +122,7 @@ class CriteriaSettings:
             (2 <= self.ranking_candidates <= self.eval_batch_size,
              "objective.ranking_candidates must be between 2 and objective.eval_batch_size"),
         ]
-        for ok, message in checks:
-            if not ok:
-                raise InputError(f"{where}: {message}")
+        refuse_failed(checks, where)
 
 
 def check_data(data: DataSettings, where: str) -> None:

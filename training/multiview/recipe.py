@@ -15,6 +15,7 @@ from typing import Any, Dict, List, Optional, Union
 
 from coherence_metric.errors import InputError
 
+from ..checks import refuse_failed
 from ..config import build_family_recipe, read_recipe_mapping
 from ..loop import LoopConfig, ObjectiveLoop
 from ..resume import seed_random_states
@@ -106,9 +107,7 @@ def recipe_from_mapping(values: Dict[str, Any], where: str = "recipe") -> MultiV
         (recipe.data.unigram_sentences >= 1, "data.unigram_sentences must be at least 1"),
         (recipe.model.hidden >= 1, "model.hidden must be at least 1"),
     ]
-    for ok, message in checks:
-        if not ok:
-            raise InputError(f"{where}: {message}")
+    refuse_failed(checks, where)
     recipe.loop.check(where)
     return recipe
 

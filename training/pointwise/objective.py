@@ -24,6 +24,7 @@ from coherence_metric.errors import InputError
 from coherence_metric.model import CoherenceModel
 from coherence_metric.runtime import autocast_context
 
+from ..checks import refuse_failed
 from ..evaluation import score_documents
 from ..trainer import encode
 from .dev_checks import build_dev_texts, run_dev_checks
@@ -78,9 +79,7 @@ class PointwiseObjectiveSection:
             (self.tokens_per_pass is None or self.tokens_per_pass >= 1, "objective.tokens_per_pass must be >= 1"),
             (self.save_flavour in FLAVOURS, f"objective.save_flavour must be one of {', '.join(FLAVOURS)}"),
         ]
-        for ok, message in checks:
-            if not ok:
-                raise InputError(f"{where}: {message}")
+        refuse_failed(checks, where)
 
 
 def pointwise_losses(positive: torch.Tensor, negative: torch.Tensor,

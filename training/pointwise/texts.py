@@ -24,6 +24,7 @@ from coherence_metric.research.corpora import CORPORA
 from coherence_metric.research.documents import Document
 from coherence_metric.research.splits import split_of
 
+from ..checks import refuse_failed
 from ..data.corruptions import CORRUPTIONS
 from ..data.local_corruptions import fit_length
 
@@ -100,9 +101,7 @@ class PointwiseData:
             (self.train_documents >= 1 and self.dev_documents >= 1, "data: train/dev_documents must be >= 1"),
             (bool(self.corpora), "data.corpora: name at least one corpus"),
         ]
-        for ok, message in checks:
-            if not ok:
-                raise InputError(f"{where}: {message}")
+        refuse_failed(checks, where)
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,10 @@ import torch
 
 from coherence_metric.checkpoint import add_sentence_scorer, remove_sentence_scorer
 from coherence_metric.checkpoint_config import read_checkpoint_config
-from coherence_metric.errors import InputError
 from coherence_metric.sentence_pass import SentenceEmbedder
 from coherence_metric.sentence_scorer import SentenceLevelScorer, SentenceScorerShape
 
+from ..checks import refuse_failed
 from ..config import build_family_recipe, read_recipe_mapping
 from ..evaluation import dev_result
 from ..resume import check_same_recipe
@@ -121,9 +121,7 @@ def recipe_from_mapping(values: Dict[str, Any], where: str = "recipe") -> Senten
          "train.weights must be a non-empty list of positive numbers"),
         (0.0 <= recipe.model.dropout < 1.0, "model.dropout must be in [0, 1)"),
     ]
-    for ok, message in checks:
-        if not ok:
-            raise InputError(f"{where}: {message}")
+    refuse_failed(checks, where)
     return recipe
 
 

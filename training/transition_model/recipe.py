@@ -23,6 +23,7 @@ from coherence_metric.errors import InputError
 from coherence_metric.runtime import autocast_context
 from coherence_metric.transition_model import PAIR_MAX_LENGTH, encode_pairs, transition_values
 
+from ..checks import refuse_failed
 from ..config import build_family_recipe, read_recipe_mapping
 from ..resume import check_same_recipe
 from ..run_log import cut_log_after_step, log_line
@@ -106,9 +107,7 @@ def recipe_from_mapping(values: Dict[str, Any], where: str = "recipe") -> Transi
          "train.lr, train.head_lr and train.grad_clip must be positive"),
         (train.dtype in ("fp32", "bf16"), "train.dtype must be fp32 or bf16"),
     ]
-    for ok, message in checks:
-        if not ok:
-            raise InputError(f"{where}: {message}")
+    refuse_failed(checks, where)
     return recipe
 
 
