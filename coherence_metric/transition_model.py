@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any, List, Sequence, Tuple, Union
+from typing import Any, Callable, List, Sequence, Tuple, Union
 
 import torch
 
@@ -69,15 +69,17 @@ def pair_logits(model: Any, tokenizer: Any, ids: Sequence[Sequence[int]], device
 
 
 def transition_values(model: Any, tokenizer: Any, sentence_lists: Sequence[Sequence[str]],
-                      device: Union[str, torch.device]) -> List[List[float]]:
-    """Per text, ``model``'s logit for each of its boundary pairs, all texts' pairs in one batched pass (the shipped
-    model in ``explain``, a model in training on the dev localisation sets)."""
+                      device: Union[str, torch.device],
+                      build: Callable[[Sequence[str]], List[Tuple[str, str]]] = boundary_pairs) -> List[List[float]]:
+    """Per text, ``model``'s logit for each pair ``build`` makes of it (its boundary pairs unless told), all texts'
+    pairs in one batched pass (the shipped model in ``explain``, a model in training on the dev localisation sets,
+    other readings of a boundary in ``experiments/intrusion_dev.py``)."""
     from .local_term import group_by_owner
 
     pairs: List[Tuple[str, str]] = []
     owners: List[int] = []
     for owner, sentences in enumerate(sentence_lists):
-        text_pairs = boundary_pairs(list(sentences))
+        text_pairs = build(list(sentences))
         pairs.extend(text_pairs)
         owners.extend([owner] * len(text_pairs))
     logits = pair_logits(model, tokenizer, encode_pairs(tokenizer, pairs), device)

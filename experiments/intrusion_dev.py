@@ -30,10 +30,9 @@ from typing import Any, Dict, List, Optional, Sequence
 import numpy as np
 
 from coherence_metric.benchmarks.localisation import cosine_transitions, hit_flags, paired_difference
-from coherence_metric.local_term import group_by_owner
 from coherence_metric.research.cache import JsonCache
 from coherence_metric.research.localisation_sets import KINDS, LocalisationItem, load_localisation_sets
-from coherence_metric.transition_model import LEFT_CONTEXT, TransitionModel, encode_pairs, pair_logits
+from coherence_metric.transition_model import LEFT_CONTEXT, TransitionModel, transition_values
 
 
 def narrow_pairs(sentences: Sequence[str]) -> List[tuple]:
@@ -49,14 +48,7 @@ def skip_pairs(sentences: Sequence[str]) -> List[tuple]:
 
 def pair_values(model: TransitionModel, sentence_lists: Sequence[Sequence[str]], build: Any) -> List[List[float]]:
     """Per text, the model's logit of each pair ``build`` makes of it."""
-    pairs: List[tuple] = []
-    owners: List[int] = []
-    for owner, sentences in enumerate(sentence_lists):
-        text_pairs = build(sentences)
-        pairs.extend(text_pairs)
-        owners.extend([owner] * len(text_pairs))
-    logits = pair_logits(model.model, model.tokenizer, encode_pairs(model.tokenizer, pairs), model.device)
-    return group_by_owner(logits, owners, len(sentence_lists))
+    return transition_values(model.model, model.tokenizer, sentence_lists, model.device, build)
 
 
 def with_skip(values: Sequence[float], skips: Sequence[float], lam: float) -> List[float]:
