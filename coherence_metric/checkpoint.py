@@ -382,7 +382,8 @@ def write_transition_term(base: str, target: PathLike, weight: float, transition
 
     Raises:
         InputError: a weight out of (0, 1), an unknown transition model, or ``target`` is not empty.
-        CheckpointError: ``base`` is not shipped in the package, or a file of it does not verify.
+        CheckpointError: ``base`` is not shipped in the package, is itself a reference checkpoint, has a local term,
+            or a file of it does not verify.
     """
     from .transition_model import DEFAULT_TRANSITION_MODEL, transition_model_identity
 
@@ -390,7 +391,11 @@ def write_transition_term(base: str, target: PathLike, weight: float, transition
         raise InputError(f"the transition term's weight must be a number in (0, 1), got {weight!r}")
     base_folder = _packaged_base(base, Path(target) / CONFIG_NAME)
     config = read_checkpoint_config(base_folder)
+    _refuse_reference_base(Path(target) / CONFIG_NAME, base, config)
     verify_checkpoint_files(base_folder, config)
+    if _local_weight_in_head(base_folder) is not None:
+        raise CheckpointError(f"{Path(target) / CONFIG_NAME}: its base {base!r} has a local term; a transition term "
+                              "cannot be added to it")
     model_name, model_fingerprint = transition_model_identity(transition_model or DEFAULT_TRANSITION_MODEL)
     out = Path(target)
     _empty_target(out, overwrite)
@@ -420,6 +425,25 @@ def _packaged_base(name: str, referrer: Path) -> Path:
     return PACKAGED_CHECKPOINTS_DIR / name
 
 
+def _refuse_reference_base(referrer: Path, name: str, base_config: CheckpointConfig) -> None:
+    """A reference's base holds weights: a reference of a reference would chain loads (and could loop).
+
+    Raises:
+        CheckpointError: the base is itself a reference checkpoint.
+    """
+    if base_config.flavour == REFERENCE_FLAVOUR:
+        raise CheckpointError(f"{referrer}: its base {name!r} is itself a reference checkpoint")
+
+
+def _local_weight_in_head(folder: Path) -> Optional[float]:
+    """The local term's weight recorded in a checkpoint's head file, or None (no local term, or no head file)."""
+    head = folder / HEAD_FILE
+    if not head.is_file():
+        return None
+    value = _read_tensors(head).get(LOCAL_KEY)
+    return None if value is None else float(value.reshape(-1)[0])
+
+
 def _load_reference(source: Path, config: CheckpointConfig, verify: bool) -> LoadedCheckpoint:
     """A reference checkpoint: its packaged base, checked against the recorded fingerprint, with the transition
     term attached (its packaged model checked against its recorded fingerprint; loaded when first scored)."""
@@ -429,8 +453,7 @@ def _load_reference(source: Path, config: CheckpointConfig, verify: bool) -> Loa
     path = source / CONFIG_NAME
     assert config.base is not None  # read_checkpoint_config requires it of the flavour
     base_folder = _packaged_base(config.base["name"], path)
-    if read_checkpoint_config(base_folder).flavour == REFERENCE_FLAVOUR:
-        raise CheckpointError(f"{path}: its base {config.base['name']!r} is itself a reference checkpoint")
+    _refuse_reference_base(path, config.base["name"], read_checkpoint_config(base_folder))
     base = load_checkpoint(base_folder, verify=verify)
     if base.config.fingerprint() != config.base["fingerprint"]:
         raise CheckpointError(f"{path}: its base {config.base['name']!r} has fingerprint "

@@ -7,8 +7,11 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-#: The profile's columns: the scorer's stages, then the Python between them.
-PROFILE_COLUMNS = ("tokenise", "sentence split", "windowing", "document pass", "sentence pass", "other")
+from coherence_metric.profiling import STAGES
+
+#: The profile's columns: every stage the scorer times (the transition pass of a transition term among them, so the
+#: shares of a configuration add up to its wall time), then the Python between them.
+PROFILE_COLUMNS = (*STAGES, "other")
 
 
 def render_speed_markdown(result: Mapping[str, Any]) -> str:

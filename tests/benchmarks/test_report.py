@@ -131,6 +131,16 @@ def test_the_speed_report_gives_ratios_beside_the_absolute_numbers(tmp_path):
     assert outputs["markdown"].endswith("speed_limit10.md") and (tmp_path / "speed_limit10.png").is_file()
 
 
+def test_the_speed_profile_has_a_column_for_every_stage_so_its_shares_add_up():
+    result = _speed_result()
+    profile = {"tokenise": 0.1, "sentence split": 0.0, "windowing": 0.0, "document pass": 0.3, "sentence pass": 0.0,
+               "transition pass": 0.5, "other": 0.1, "wall": 1.0}
+    result["sets"][0]["profiles"] = {"ours": profile}
+    markdown = render_speed_markdown(result)
+    assert "| transition pass | other | wall s |" in markdown
+    assert "| 128 tokens | ours | 10% | 0% | 0% | 30% | 0% | 50% | 10% | 1.00 |" in markdown
+
+
 @pytest.mark.parametrize("partial, expected", [(True, "(partial: still running)"), (False, "## Benchmark `paper`")])
 def test_a_partial_report_says_so(partial, expected):
     assert expected in render_suite_markdown({**_result([_row("SUMMEVAL")]), "partial": partial})

@@ -119,6 +119,9 @@ def test_writing_one_checks_the_weight_and_the_base(tmp_path):
         write_transition_term(BASE, tmp_path / "a", 1.0)
     with pytest.raises(CheckpointError, match="'cm-no-such' is not shipped"):
         write_transition_term("cm-no-such", tmp_path / "b", 0.1)
+    with pytest.raises(CheckpointError, match=f"its base '{WITH_TERM}' is itself a reference checkpoint"):
+        write_transition_term(WITH_TERM, tmp_path / "d", 0.1)  # loading would refuse it: so does writing
+    assert not (tmp_path / "d").exists()
     folder = write_transition_term(BASE, tmp_path / "c", 0.25)
     written = read_checkpoint_config(folder)
     assert written.flavour == "reference" and written.files == {} and written.transition_term["weight"] == 0.25
