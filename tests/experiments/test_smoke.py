@@ -55,6 +55,24 @@ def test_windows_and_clusters_are_what_the_scripts_read() -> None:
     assert cluster_of("doc-7/3") == "doc-7" and cluster_of("12") == "12"
 
 
+def test_the_boundary_head_reads_each_sentence_s_own_tokens_of_one_pass(bert_checkpoint: Path) -> None:
+    from coherence_metric import CoherenceScorer
+    from experiments.boundary_head_dev import boundary_features, sentence_token_ids, sentence_vectors
+
+    scorer = CoherenceScorer(str(bert_checkpoint), dtype="fp32")
+    story = ["A cat sat on the mat.", "It purred, then slept!", "Dawn came."]
+    ids, owners = sentence_token_ids(scorer.tokenizer, story, 512)
+    assert ids == list(scorer.tokenizer(" ".join(story))["input_ids"])  # the scorer's own ids for the text
+    assert owners[0] == owners[-1] == -1 and owners[1:-1] == sorted(owners[1:-1]) and set(owners[1:-1]) == {0, 1, 2}
+    cut_ids, cut_owners = sentence_token_ids(scorer.tokenizer, story, 8)  # cut at max_length: a prefix of sentences
+    assert len(cut_ids) == 8 and max(cut_owners) < 2
+    width = 2 * scorer.model.hidden_size  # a middle layer's states beside the last one's
+    vectors = sentence_vectors(scorer, [story, ["Alone."]], layers=(1, -1))
+    assert [tuple(value.shape) for value in vectors] == [(3, width), (1, width)]
+    assert boundary_features(vectors[0]).shape == (2, 4 * width)
+    assert boundary_features(vectors[1]).shape[0] == 0  # one sentence: no boundary, nothing invented
+
+
 def test_score_sets_fills_the_cache_that_significance_reads(bert_checkpoint: Path, tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch, capsys) -> None:
     if find_shared_data_dir() is None:
