@@ -3,9 +3,9 @@ reference at 256 tokens; the default measures 48x on this project's 2-core AVX51
 forward-only limit, so only a faster forward can close the gap). Nothing here changes a score.
 
 Times the default's backbone alone on random 256-token inputs (no padding) in each setting: the scorer's own (bf16
-autocast, SDPA attention, batch 32), fp32, eager attention, bf16 weights instead of autocast, other batch sizes, and
-``torch.compile``, then the scorer's setting again (how much the machine drifted over the run). Texts per second,
-median of ``--repeats`` timed runs after one untimed.
+autocast, SDPA attention, batch 32), fp32, eager attention, bf16 weights instead of autocast, int8 dynamic
+quantisation, other batch sizes, and ``torch.compile``, then the scorer's setting again (how much the machine drifted
+over the run). Texts per second, median of ``--repeats`` timed runs after one untimed. Results: experiments/README.md.
 
     python -m experiments.forward_speed --out runs/forward-speed.json
 """
@@ -19,6 +19,7 @@ import os
 import platform
 import statistics
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Optional
 
@@ -77,6 +78,10 @@ def main(argv: Optional[List[str]] = None) -> None:
     timed("bf16 autocast, eager attention, batch 32", eager, "bf16")
     weights = copy.deepcopy(backbone).to(torch.bfloat16)
     timed("bf16 weights (no autocast), sdpa, batch 32", weights, "fp32")
+    with warnings.catch_warnings():  # torch.ao.quantization announces its own deprecation
+        warnings.simplefilter("ignore")
+        int8 = torch.ao.quantization.quantize_dynamic(copy.deepcopy(backbone), {torch.nn.Linear}, dtype=torch.qint8)
+    timed("int8 dynamic quantisation of the linear layers, sdpa, batch 32", int8, "fp32")
     if args.compile:
         started = time.perf_counter()
         compiled = torch.compile(backbone)
