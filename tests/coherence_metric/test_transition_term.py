@@ -108,6 +108,18 @@ def test_a_checkpoint_with_weights_cannot_also_name_a_base_or_a_transition_term(
         load_checkpoint(folder)
 
 
+def test_writing_one_over_a_base_with_a_local_term_is_refused_as_loading_would(tmp_path, monkeypatch):
+    from coherence_metric import registry
+    from coherence_metric.checkpoint import set_local_term
+
+    packaged = tmp_path / "packaged"
+    set_local_term(PACKAGED_CHECKPOINTS_DIR / BASE, packaged / "cm-local", 0.5)
+    monkeypatch.setattr(registry, "PACKAGED_CHECKPOINTS_DIR", packaged)  # as if it shipped
+    with pytest.raises(CheckpointError, match="its base 'cm-local' has a local term"):
+        write_transition_term("cm-local", tmp_path / "out", 0.1)
+    assert not (tmp_path / "out").exists()
+
+
 def test_an_older_release_is_told_to_upgrade_not_given_the_base_alone(tmp_path):
     folder = _copy_with(tmp_path, format_version=6)
     with pytest.raises(CheckpointError, match="format 6, but coherence-metric .* reads up to format 5"):
