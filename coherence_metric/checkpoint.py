@@ -389,13 +389,12 @@ def write_transition_term(base: str, target: PathLike, weight: float, transition
 
     if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0.0 < float(weight) < 1.0:
         raise InputError(f"the transition term's weight must be a number in (0, 1), got {weight!r}")
-    base_folder = _packaged_base(base, Path(target) / CONFIG_NAME)
+    referrer = Path(target) / CONFIG_NAME
+    base_folder = packaged_base_folder(base, referrer)
     config = read_checkpoint_config(base_folder)
-    _refuse_reference_base(Path(target) / CONFIG_NAME, base, config)
+    _refuse_reference_base(referrer, base, config)
     verify_checkpoint_files(base_folder, config)
-    if _local_weight_in_head(base_folder) is not None:
-        raise CheckpointError(f"{Path(target) / CONFIG_NAME}: its base {base!r} has a local term; a transition term "
-                              "cannot be added to it")
+    _refuse_local_term_base(referrer, base, _local_weight_in_head(base_folder))
     model_name, model_fingerprint = transition_model_identity(transition_model or DEFAULT_TRANSITION_MODEL)
     out = Path(target)
     _empty_target(out, overwrite)
@@ -411,8 +410,8 @@ def write_transition_term(base: str, target: PathLike, weight: float, transition
     return out
 
 
-def _packaged_base(name: str, referrer: Path) -> Path:
-    """The folder of the packaged checkpoint a reference names.
+def packaged_base_folder(name: str, referrer: Path) -> Path:
+    """The folder of the packaged checkpoint a reference names (``referrer``: the reference's config, for the error).
 
     Raises:
         CheckpointError: no checkpoint of that name is shipped in this package.
@@ -435,6 +434,17 @@ def _refuse_reference_base(referrer: Path, name: str, base_config: CheckpointCon
         raise CheckpointError(f"{referrer}: its base {name!r} is itself a reference checkpoint")
 
 
+def _refuse_local_term_base(referrer: Path, name: str, local_weight: Optional[float]) -> None:
+    """A base with a local term already mixes pair scores into its score; a transition term on top is not a format.
+
+    Raises:
+        CheckpointError: the base has a local term (``local_weight`` is not None).
+    """
+    if local_weight is not None:
+        raise CheckpointError(f"{referrer}: its base {name!r} has a local term; a transition term cannot be added "
+                              "to it")
+
+
 def _local_weight_in_head(folder: Path) -> Optional[float]:
     """The local term's weight recorded in a checkpoint's head file, or None (no local term, or no head file)."""
     head = folder / HEAD_FILE
@@ -452,7 +462,7 @@ def _load_reference(source: Path, config: CheckpointConfig, verify: bool) -> Loa
 
     path = source / CONFIG_NAME
     assert config.base is not None  # read_checkpoint_config requires it of the flavour
-    base_folder = _packaged_base(config.base["name"], path)
+    base_folder = packaged_base_folder(config.base["name"], path)
     _refuse_reference_base(path, config.base["name"], read_checkpoint_config(base_folder))
     base = load_checkpoint(base_folder, verify=verify)
     if base.config.fingerprint() != config.base["fingerprint"]:
@@ -460,10 +470,9 @@ def _load_reference(source: Path, config: CheckpointConfig, verify: bool) -> Loa
                               f"{base.config.fingerprint()}, not the recorded {config.base['fingerprint']}")
     model = base.model
     term = config.transition_term
-    if term is not None and model.local_weight is not None:
-        raise CheckpointError(f"{path}: its base {config.base['name']!r} has a local term; a transition term cannot "
-                              "be added to it")
     if term is not None:
+        _refuse_local_term_base(path, config.base["name"],
+                                None if model.local_weight is None else float(model.local_weight))
         if not (PACKAGED_DIR / term["model"] / CONFIG_NAME).is_file() or term["model"] in (".", ".."):
             raise CheckpointError(f"{path}: its transition model {term['model']!r} is not shipped in this package")
         _, fingerprint = transition_model_identity(term["model"])
@@ -578,4 +587,4 @@ def load_checkpoint(folder: PathLike, verify: bool = True) -> LoadedCheckpoint:
 
 
 __all__ = ["CONFIG_NAME", "LoadedCheckpoint", "add_sentence_scorer", "load_checkpoint", "remove_sentence_scorer",
-           "save_checkpoint", "set_local_term", "write_transition_term"]
+           "packaged_base_folder", "save_checkpoint", "set_local_term", "write_transition_term"]

@@ -41,7 +41,7 @@ from .signature import Signature
 from .significance import DEFAULT_TRIALS, check_trials, paired_tests
 from .texts import Document, normalise_documents, sentences_of
 from .ties import tie_tolerance
-from .transition_term import boundary_logits, mix_transition_term
+from .transition_term import boundary_logits
 from .version import __version__
 from .windows import sentence_windows
 
@@ -287,7 +287,7 @@ class CoherenceScorer:
         if term is not None:  # a checkpoint has a local term or a transition term, never both (format 5 references)
             with stage(self._stages, TRANSITION_PASS):
                 transitions = boundary_logits(splits.all(), term, self.device, self.dtype)
-            scores = mix_transition_term(scores, transitions, term.weight)
+            scores = mix(scores, transitions, term.weight)
         self._refuse_non_finite(scores)
         if encoded.n_truncated:
             warnings.warn(

@@ -3,8 +3,9 @@
 Why: the document model reads a text whole and ranks it above a shuffled copy of itself only about 84% of the time
 on dev texts; the transition model (:mod:`coherence_metric.transition_model`) reads order boundary by boundary. A
 checkpoint with the term (format 5, ``transition_term`` in its config) scores a text of two or more sentences as
-``(1 - weight) * score + weight * mean(boundary logits)``. A one-sentence text has no boundary and keeps its score:
-inventing a value for it would reward or punish length.
+``(1 - weight) * score + weight * mean(boundary logits)`` (the local term's mix,
+:func:`coherence_metric.local_term.mix`). A one-sentence text has no boundary and keeps its score: inventing a value
+for it would reward or punish length.
 
 The logits run on the scorer's device in the scorer's dtype (bf16 autocast where the scorer uses it), after the
 document pass; each text's value does not depend on the other texts of the call.
@@ -35,11 +36,4 @@ def boundary_logits(sentence_lists: Sequence[Sequence[str]], term: TransitionTer
         return model.transition_values(sentence_lists)
 
 
-def mix_transition_term(scores: Sequence[float], transitions: Sequence[Sequence[float]],
-                        weight: float) -> List[float]:
-    """``(1 - weight) * score + weight * mean(transitions)`` per text; a text without transitions keeps its score."""
-    return [(1.0 - weight) * score + weight * sum(values) / len(values) if values else float(score)
-            for score, values in zip(scores, transitions)]
-
-
-__all__ = ["TransitionTerm", "boundary_logits", "mix_transition_term"]
+__all__ = ["TransitionTerm", "boundary_logits"]

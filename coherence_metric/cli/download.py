@@ -23,14 +23,10 @@ def download_command(model: str, revision: Optional[str]) -> None:
     verify_checkpoint_files(resolved.folder, config)
     click.echo(f"checkpoint: {resolved.folder} ({config.flavour}, sha256 verified)")
     if config.base is not None:  # a reference checkpoint: its weights are a packaged checkpoint's
+        from ..checkpoint import packaged_base_folder
         from ..checkpoint_config import CONFIG_NAME
-        from ..errors import CheckpointError
-        from ..registry import PACKAGED_CHECKPOINTS_DIR
 
-        base_folder = PACKAGED_CHECKPOINTS_DIR / config.base["name"]
-        if not (base_folder / CONFIG_NAME).is_file():
-            raise CheckpointError(f"{model}: its base checkpoint {config.base['name']!r} is not shipped in this "
-                                  "package")
+        base_folder = packaged_base_folder(config.base["name"], resolved.folder / CONFIG_NAME)
         verify_checkpoint_files(base_folder, read_checkpoint_config(base_folder))
         click.echo(f"base:       {base_folder} (packaged, sha256 verified)")
     if config.flavour != "full":
