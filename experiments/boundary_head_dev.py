@@ -34,6 +34,7 @@ import torch
 from torch import nn
 
 from coherence_metric import CoherenceScorer
+from coherence_metric.batching import pad_batch
 from coherence_metric.runtime import autocast_context
 from coherence_metric.training.config import read_recipe_mapping
 from coherence_metric.training.pointwise.dev_report import (
@@ -82,25 +83,21 @@ def sentence_vectors(scorer: CoherenceScorer, texts: Sequence[Sequence[str]], dt
     encoded = [sentence_token_ids(tokenizer, list(text), scorer.max_length) for text in texts]
     order = sorted(range(len(texts)), key=lambda index: len(encoded[index][0]))
     out: List[Optional[torch.Tensor]] = [None] * len(texts)
-    pad = int(tokenizer.pad_token_id)
+    left = getattr(tokenizer, "padding_side", "right") == "left"
     with torch.inference_mode(), autocast_context(dtype, torch.device("cpu")):
         for first in range(0, len(order), batch):
             chunk = order[first:first + batch]
-            width = max(len(encoded[index][0]) for index in chunk)
-            ids = torch.full((len(chunk), width), pad, dtype=torch.long)
-            mask = torch.zeros((len(chunk), width), dtype=torch.long)
-            for row, index in enumerate(chunk):
-                sequence = encoded[index][0]
-                ids[row, :len(sequence)] = torch.tensor(sequence)
-                mask[row, :len(sequence)] = 1
-            states = model.backbone(input_ids=ids, attention_mask=mask, output_hidden_states=True).hidden_states
+            padded = pad_batch(tokenizer, [encoded[index][0] for index in chunk], limit=scorer.max_length)
+            states = model.backbone(input_ids=padded["input_ids"], attention_mask=padded["attention_mask"],
+                                    output_hidden_states=True).hidden_states
             hidden = torch.cat([states[layer] for layer in layers], dim=-1).float()
             for row, index in enumerate(chunk):
                 owners = torch.tensor(encoded[index][1])
+                start = hidden.shape[1] - len(owners) if left else 0
                 count = int(owners.max().item()) + 1
                 keep = owners >= 0
                 sums = torch.zeros((count, hidden.shape[-1]))
-                sums.index_add_(0, owners[keep], hidden[row, :len(owners)][keep])
+                sums.index_add_(0, owners[keep], hidden[row, start:start + len(owners)][keep])
                 sizes = torch.bincount(owners[keep], minlength=count).clamp(min=1).unsqueeze(-1)
                 out[index] = (sums / sizes).clone()
     assert all(vectors is not None for vectors in out)
