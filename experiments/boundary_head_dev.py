@@ -37,6 +37,7 @@ from coherence_metric import CoherenceScorer
 from coherence_metric.batching import pad_batch
 from coherence_metric.runtime import autocast_context
 from coherence_metric.training.config import read_recipe_mapping
+from coherence_metric.training.pointwise.boundary import BoundaryHead, boundary_features, sentence_token_ids
 from coherence_metric.training.pointwise.dev_report import (
     DEV_RECIPE,
     dev_documents,
@@ -49,29 +50,6 @@ from coherence_metric.training.pointwise.texts import make_example, sample_docum
 from coherence_metric.transition_model import TransitionModel
 
 BATCH = 32
-
-
-def sentence_token_ids(tokenizer: Any, sentences: Sequence[str], max_length: int) -> Tuple[List[int], List[int]]:
-    """The text's token ids as the scorer builds them (sentences joined with a space, cut at ``max_length``) and, for
-    each token, the index of the sentence it belongs to (-1 for special tokens)."""
-    joined = " ".join(sentences)
-    starts: List[int] = []
-    cursor = 0
-    for sentence in sentences:
-        starts.append(cursor)
-        cursor += len(sentence) + 1
-    encoded = tokenizer(joined, truncation=True, max_length=max_length, return_offsets_mapping=True,
-                        return_special_tokens_mask=True, verbose=False)
-    owners: List[int] = []
-    current = 0
-    for (start, end), special in zip(encoded["offset_mapping"], encoded["special_tokens_mask"]):
-        if special or end <= start:
-            owners.append(-1)
-            continue
-        while current + 1 < len(starts) and start >= starts[current + 1]:
-            current += 1
-        owners.append(current)
-    return list(encoded["input_ids"]), owners
 
 
 def sentence_vectors(scorer: CoherenceScorer, texts: Sequence[Sequence[str]], dtype: str = "fp32",
@@ -102,23 +80,6 @@ def sentence_vectors(scorer: CoherenceScorer, texts: Sequence[Sequence[str]], dt
                 out[index] = (sums / sizes).clone()
     assert all(vectors is not None for vectors in out)
     return [vectors for vectors in out if vectors is not None]
-
-
-def boundary_features(vectors: torch.Tensor) -> torch.Tensor:
-    """``[a, b, a * b, a - b]`` of each adjacent pair of sentence vectors ([k - 1, 4H]; empty for one sentence)."""
-    a, b = vectors[:-1], vectors[1:]
-    return torch.cat([a, b, a * b, a - b], dim=-1)
-
-
-class BoundaryHead(nn.Module):
-    """One logit per boundary from the features of its two sentences."""
-
-    def __init__(self, hidden: int, width: int = 256) -> None:
-        super().__init__()
-        self.layers = nn.Sequential(nn.Linear(4 * hidden, width), nn.GELU(), nn.Linear(width, 1))
-
-    def forward(self, features: torch.Tensor) -> torch.Tensor:
-        return self.layers(features).squeeze(-1)
 
 
 def training_texts(epochs: int) -> Tuple[List[List[str]], List[int]]:
@@ -292,7 +253,7 @@ def centred(whole: Dict[str, List[float]], values: Dict[str, List[List[float]]],
 
 def main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="default")
+    parser.add_argument("--model", default="cm-minilm-joint-long-2026.11", help="the default when these ran")
     parser.add_argument("--epochs", type=int, default=1, help="draws of the recipe's negatives per training text")
     parser.add_argument("--head-epochs", type=int, default=30)
     parser.add_argument("--width", type=int, default=256)

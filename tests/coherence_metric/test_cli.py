@@ -154,15 +154,17 @@ def test_models_lists_immutable_names_with_fingerprints_and_the_default_alias(ru
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith("packaged (") and lines[0].endswith("checkpoints):")
-    assert [lines[1].split(), lines[3].split(), lines[5].split(), lines[7].split(), lines[9].split()] == [
+    assert [lines[index].split() for index in (1, 3, 5, 7, 9, 11)] == [
         ["cm-minilm-2026.11", "9a5eab21e7f1"], ["cm-minilm-joint-2026.11", "270ef501245f"],
+        ["cm-minilm-joint-boundary-2026.11", "dbee8de2bbe8"],
         ["cm-minilm-joint-long-2026.11", "591f5e97f14c"], ["cm-minilm-joint-long-tm-2026.11", "fafcd2865778"],
         ["cm-minilm-pointwise-2026.11", "ffa0e578e583"]]
     assert lines[2].startswith("      the paper's task") and lines[4].startswith("      order, truncation")
-    assert lines[6].startswith("      the joint recipe trained three times longer")
-    assert lines[8].startswith("      the 0.4.0 default with the transition model")
-    assert lines[10].startswith("      ranks different texts")
-    assert lines[11:14] == ["aliases:", "  default -> cm-minilm-joint-long-2026.11", "Hugging Face cache:"]
+    assert lines[6].startswith("      the 0.4.0 default trained one more pass with a boundary head")
+    assert lines[8].startswith("      the joint recipe trained three times longer")
+    assert lines[10].startswith("      the 0.4.0 default with the transition model")
+    assert lines[12].startswith("      ranks different texts")
+    assert lines[13:16] == ["aliases:", "  default -> cm-minilm-joint-boundary-2026.11", "Hugging Face cache:"]
 
 
 def test_models_as_json(runner):
@@ -172,8 +174,9 @@ def test_models_as_json(runner):
     assert {"name": "cm-minilm-pointwise-2026.11", "fingerprint": "ffa0e578e583"} in packaged
     assert {"name": "cm-minilm-joint-2026.11", "fingerprint": "270ef501245f"} in packaged
     assert {"name": "cm-minilm-joint-long-2026.11", "fingerprint": "591f5e97f14c"} in packaged
+    assert {"name": "cm-minilm-joint-boundary-2026.11", "fingerprint": "dbee8de2bbe8"} in packaged
     assert {"name": "cm-minilm-joint-long-tm-2026.11", "fingerprint": "fafcd2865778"} in packaged
-    assert data["aliases"] == {"default": "cm-minilm-joint-long-2026.11"} and isinstance(data["hub_cache"], list)
+    assert data["aliases"] == {"default": "cm-minilm-joint-boundary-2026.11"} and isinstance(data["hub_cache"], list)
 
 
 def test_models_says_when_no_default_ships(runner, monkeypatch, tmp_path):

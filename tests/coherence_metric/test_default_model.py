@@ -21,10 +21,16 @@ from coherence_metric.version import __version__
 
 from ..conftest import EXAMPLES_DIR, REPO_DIR
 
-DEFAULT_NAME = "cm-minilm-joint-long-2026.11"  # the immutable name `default` stands for since 0.4.0 (MODELS.md)
+DEFAULT_NAME = "cm-minilm-joint-boundary-2026.11"  # the immutable name `default` stands for since 0.7.0 (MODELS.md)
 DEFAULT_DIR = PACKAGED_CHECKPOINTS_DIR / DEFAULT_NAME
-PINNED_SCORES = {"coherent.txt": 0.87849, "shuffled.txt": -0.45924}
-DEFAULT_FINGERPRINT = "591f5e97f14c"
+PINNED_SCORES = {"coherent.txt": 1.02879, "shuffled.txt": -0.30808}
+DEFAULT_FINGERPRINT = "dbee8de2bbe8"
+BOUNDARY_RECIPE = REPO_DIR / "training" / "configs" / "cpu-minilm-joint-boundary.yaml"
+
+LONG_NAME = "cm-minilm-joint-long-2026.11"  # `default` in 0.4.0-0.6.0
+LONG_DIR = PACKAGED_CHECKPOINTS_DIR / LONG_NAME
+LONG_PINNED_SCORES = {"coherent.txt": 0.87849, "shuffled.txt": -0.45924}
+LONG_FINGERPRINT = "591f5e97f14c"
 JOINT_RECIPE = REPO_DIR / "training" / "configs" / "cpu-minilm-joint.yaml"
 #: The overrides of the committed recipe the shipped run used: run A's 300 steps, resumed to 900 (MODELS.md).
 JOINT_LONG_OVERRIDES = {"loop.output_dir": "runs/joint-a900", "loop.max_steps": 900}
@@ -54,8 +60,8 @@ def default_scorer() -> CoherenceScorer:
     return CoherenceScorer()
 
 
-@pytest.mark.parametrize("folder", [DEFAULT_DIR, JOINT_DIR, POINTWISE_DIR, PREVIOUS_DIR],
-                         ids=[DEFAULT_NAME, JOINT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
+@pytest.mark.parametrize("folder", [DEFAULT_DIR, LONG_DIR, JOINT_DIR, POINTWISE_DIR, PREVIOUS_DIR],
+                         ids=[DEFAULT_NAME, LONG_NAME, JOINT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
 def test_each_checkpoint_ships_inside_the_package_as_a_small_delta(folder) -> None:
     config = read_checkpoint_config(folder)
     assert config.flavour == "delta" and config.backbone.name_or_path == "sentence-transformers/all-MiniLM-L6-v2"
@@ -95,19 +101,38 @@ def _recorded_matches_committed(recorded: dict, committed: dict, defaults: dict)
             assert recorded[key] == value, key
 
 
-@pytest.mark.parametrize("folder, overrides", [(DEFAULT_DIR, JOINT_LONG_OVERRIDES), (JOINT_DIR, JOINT_OVERRIDES)],
-                         ids=[DEFAULT_NAME, JOINT_NAME])
+@pytest.mark.parametrize("folder, overrides", [(LONG_DIR, JOINT_LONG_OVERRIDES), (JOINT_DIR, JOINT_OVERRIDES)],
+                         ids=[LONG_NAME, JOINT_NAME])
 def test_the_joint_checkpoints_are_the_committed_joint_recipe(folder, overrides) -> None:
     """MODELS.md's provenance: `coherence-metric train run training/configs/cpu-minilm-joint.yaml --set
     loop.output_dir=runs/joint-a` (300 steps, its best select_joint step: 0.3.0's default), and the same run resumed
     to 900 steps (`--set loop.max_steps=900`; its last step: 0.4.0's default), document models with no sentence-level
-    term and no local term (the local term lost on dev): the recorded recipe is the committed file's."""
+    term and no local term (the local term lost on dev): the recorded recipe is the committed file's (the boundary
+    keys, added in 0.7.0, at their no-op defaults in it)."""
+    from coherence_metric.training.pointwise.recipe import PointwiseRecipe
+
     config = read_checkpoint_config(folder)
     assert config.training["family"] == "pointwise" and config.sentence_scorer is None
     assert "local_term" not in config.training and config.format_version == 1
-    recorded = config.training["recipe"]
     committed = json.loads(json.dumps(asdict(load_pointwise_recipe(JOINT_RECIPE, overrides))))
-    assert recorded == committed
+    defaults = json.loads(json.dumps(asdict(PointwiseRecipe())))
+    _recorded_matches_committed(config.training["recipe"], committed, defaults)
+    assert committed["objective"]["boundary_distil_weight"] == committed["objective"]["boundary_rank_weight"] == 0
+
+
+def test_the_default_is_the_committed_boundary_recipe_started_from_the_0_4_default() -> None:
+    """MODELS.md's provenance: `coherence-metric train run training/configs/cpu-minilm-joint-boundary.yaml` with no
+    override, its last step (also its best select_joint step): the 0.4.0 default trained one more pass with the
+    boundary head beside it. The head is a training signal only: the checkpoint is a plain document model, the
+    architecture and size of the 0.4.0 default."""
+    config = read_checkpoint_config(DEFAULT_DIR)
+    assert config.training["family"] == "pointwise" and config.sentence_scorer is None
+    assert "local_term" not in config.training and config.format_version == 1
+    recorded = config.training["recipe"]
+    assert recorded == json.loads(json.dumps(asdict(load_pointwise_recipe(BOUNDARY_RECIPE))))
+    assert recorded["model"]["init_checkpoint"] == LONG_NAME and recorded["objective"]["boundary_distil_weight"] > 0
+    files = {path.name for path in DEFAULT_DIR.iterdir()}
+    assert files == {path.name for path in LONG_DIR.iterdir()}
 
 
 def test_the_previous_default_is_the_committed_pointwise_recipe() -> None:
@@ -131,10 +156,11 @@ def test_the_previous_default_is_the_intrusion_checkpoint_plus_its_sentence_leve
 
 
 @pytest.mark.parametrize("folder, fingerprint", [(DEFAULT_DIR, DEFAULT_FINGERPRINT),
+                                                  (LONG_DIR, LONG_FINGERPRINT),
                                                   (JOINT_DIR, JOINT_FINGERPRINT),
                                                   (POINTWISE_DIR, POINTWISE_FINGERPRINT),
                                                   (PREVIOUS_DIR, PREVIOUS_FINGERPRINT)],
-                         ids=[DEFAULT_NAME, JOINT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
+                         ids=[DEFAULT_NAME, LONG_NAME, JOINT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
 def test_the_fingerprints_are_pinned(folder, fingerprint) -> None:
     """README's demo quotes them; each changes only with its files or a score-relevant config field."""
     assert read_checkpoint_config(folder).fingerprint() == fingerprint
@@ -165,6 +191,15 @@ def test_the_example_scores_are_pinned(default_scorer: CoherenceScorer) -> None:
     texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in PINNED_SCORES]
     scores = default_scorer.score(texts).scores
     assert scores == pytest.approx(list(PINNED_SCORES.values()), abs=1e-4)
+
+
+def test_the_0_4_default_still_loads_by_name_with_its_scores() -> None:
+    """Numbers signed `model:cm-minilm-joint-long-2026.11@591f5e97f14c` (every 0.4.0-0.6.0 result) stay
+    reproducible."""
+    texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in LONG_PINNED_SCORES]
+    result = CoherenceScorer(LONG_NAME).score(texts)
+    assert result.scores == pytest.approx(list(LONG_PINNED_SCORES.values()), abs=1e-4)
+    assert f"|model:{LONG_NAME}@{LONG_FINGERPRINT}|" in str(result.signature)
 
 
 def test_the_0_3_default_still_loads_by_name_with_its_scores() -> None:

@@ -23,10 +23,12 @@ from coherence_metric.checkpoint import save_checkpoint
 from coherence_metric.errors import InputError
 from coherence_metric.model import CoherenceModel
 from coherence_metric.runtime import autocast_context
+from coherence_metric.transition_model import TransitionModel
 
 from ..checks import refuse_failed
 from ..evaluation import score_documents
 from ..trainer import encode
+from .boundary import BoundaryHead, boundary_losses, scores_and_boundaries
 from .dev_checks import build_dev_texts, run_dev_checks
 from .texts import PointwiseData, PointwiseExample, make_example
 
@@ -54,6 +56,13 @@ class PointwiseObjectiveSection:
         bf16: bf16 autocast in training (several times faster on CPUs with AMX/AVX512-BF16).
         save_flavour: ``delta`` (trained tensors only over the named backbone; small enough to ship) or ``full``.
         delta_bf16: store a delta's tensors in bf16.
+        boundary_distil_weight: weight of the boundary head's distillation from ``boundary_teacher``
+            (:mod:`.boundary`: a head on the document pass's sentence vectors, a training signal only; 0 with
+            ``boundary_rank_weight`` 0: no head).
+        boundary_rank_weight: weight of the boundary head's ranking of each text above its own negatives.
+        boundary_teacher: the packaged transition model (or folder) whose boundary logits the head learns.
+        boundary_lr: the boundary head's learning rate (a fresh head; the encoder moves at the loop's rate).
+        boundary_width: the boundary head's hidden width.
     """
 
     batch_size: int = 8
@@ -67,6 +76,16 @@ class PointwiseObjectiveSection:
     bf16: bool = True
     save_flavour: str = "delta"
     delta_bf16: bool = True
+    boundary_distil_weight: float = 0.0
+    boundary_rank_weight: float = 0.0
+    boundary_teacher: str = "tm-minilm-2026.11"
+    boundary_lr: float = 1e-3
+    boundary_width: int = 256
+
+    @property
+    def boundary(self) -> bool:
+        """Whether the recipe trains a boundary head beside the score."""
+        return self.boundary_distil_weight > 0 or self.boundary_rank_weight > 0
 
     def check(self, where: str) -> None:
         """Raise InputError naming the first bad key."""
@@ -78,6 +97,10 @@ class PointwiseObjectiveSection:
             (self.head_lr is None or self.head_lr > 0, "objective.head_lr must be positive (or null)"),
             (self.tokens_per_pass is None or self.tokens_per_pass >= 1, "objective.tokens_per_pass must be >= 1"),
             (self.save_flavour in FLAVOURS, f"objective.save_flavour must be one of {', '.join(FLAVOURS)}"),
+            (min(self.boundary_distil_weight, self.boundary_rank_weight) >= 0,
+             "objective.boundary_distil_weight and boundary_rank_weight must be >= 0"),
+            (self.boundary_lr > 0 and self.boundary_width >= 1,
+             "objective.boundary_lr must be positive and boundary_width >= 1"),
         ]
         refuse_failed(checks, where)
 
@@ -117,19 +140,33 @@ class PointwiseObjective:
             raise InputError("a pointwise recipe needs train and dev documents")
         self.module: nn.Module = model
         self.model, self.tokenizer = model, tokenizer
+        self.boundary_head: Optional[BoundaryHead] = None
+        self.teacher: Optional[TransitionModel] = None
+        if section.boundary:
+            self.boundary_head = BoundaryHead(model.hidden_size, section.boundary_width).to(
+                next(model.parameters()).device)
+            self.teacher = TransitionModel(section.boundary_teacher)
+            # Resume restores the head too; the checkpoint (save) is the model alone.
+            self.module = nn.ModuleDict({"model": model, "boundary_head": self.boundary_head})
         self.train, self.data, self.section, self.max_length = list(train), data, section, max_length
         self.dev_examples = [make_example(document, dev, data, epoch=0) for document in dev]
         self.dev_texts = build_dev_texts(dev)
         self.training_info = training_info
         self.head_lr_scale = 1.0 if section.head_lr is None else section.head_lr / loop_lr
+        self.loop_lr = loop_lr
 
     def parameter_groups(self) -> List[Dict[str, Any]]:
-        """The head at ``head_lr`` / the loop's ``lr`` times the scheduled rate, every other trainable tensor at it."""
+        """The head at ``head_lr`` / the loop's ``lr`` times the scheduled rate, every other trainable tensor at it;
+        a boundary head, when the recipe has one, at ``boundary_lr`` / the loop's ``lr`` times it."""
         head = [parameter for parameter in self.model.head.parameters() if parameter.requires_grad]
         head_ids = {id(parameter) for parameter in head}
         rest = [parameter for parameter in self.model.parameters() if parameter.requires_grad
                 and id(parameter) not in head_ids]
-        return [{"params": rest, "lr_scale": 1.0}, {"params": head, "lr_scale": self.head_lr_scale}]
+        groups = [{"params": rest, "lr_scale": 1.0}, {"params": head, "lr_scale": self.head_lr_scale}]
+        if self.boundary_head is not None:
+            groups.append({"params": list(self.boundary_head.parameters()),
+                           "lr_scale": self.section.boundary_lr / self.loop_lr})
+        return groups
 
     def batch(self, position: int) -> List[PointwiseExample]:
         """``batch_size`` examples; pass e over the data visits the documents in its own seeded order."""
@@ -159,7 +196,14 @@ class PointwiseObjective:
         if not negatives:
             raise InputError("no negative could be made for a whole batch: turn on more data.negatives kinds")
         device = next(self.model.parameters()).device
-        scores = self._forward([*positives, *negatives, *(lead for _, lead in leads)], device)
+        texts = [*positives, *negatives, *(lead for _, lead in leads)]
+        boundary_logits: List[torch.Tensor] = []
+        if self.boundary_head is None:
+            scores = self._forward(texts, device)
+        else:
+            scores, boundary_logits = scores_and_boundaries(
+                self.model, self.boundary_head, self.tokenizer, texts, self.max_length, self.section.tokens_per_pass,
+                "bf16" if self.section.bf16 else "fp32", device)
         positive_scores = scores[: len(positives)]
         negative_scores = scores[len(positives): len(positives) + len(negatives)]
         logistic, ranking = pointwise_losses(positive_scores, negative_scores, self.section.margin)
@@ -171,8 +215,18 @@ class PointwiseObjective:
             truncation = ((scores[len(positives) + len(negatives):] - whole) ** 2).mean()
         loss = (self.section.logistic_weight * logistic + self.section.ranking_weight * ranking
                 + self.section.own_ranking_weight * own + self.section.truncation_weight * truncation)
-        return loss, {"logistic": logistic.item(), "ranking": ranking.item(), "own_ranking": own.item(),
-                      "truncation": truncation.item()}
+        parts = {"logistic": logistic.item(), "ranking": ranking.item(), "own_ranking": own.item(),
+                 "truncation": truncation.item()}
+        if self.teacher is not None:
+            with torch.inference_mode(), autocast_context("bf16" if self.section.bf16 else "fp32", device):
+                targets = self.teacher.transition_values([*positives, *negatives])
+            boundary = boundary_losses(boundary_logits[: len(positives) + len(negatives)], targets, owner,
+                                       len(positives), self.section.margin)
+            loss = (loss + self.section.boundary_distil_weight * boundary.distillation
+                    + self.section.boundary_rank_weight * boundary.ranking)
+            parts.update({"boundary_distillation": boundary.distillation.item(),
+                          "boundary_ranking": boundary.ranking.item()})
+        return loss, parts
 
     def _forward(self, texts: List[List[str]], device: torch.device) -> torch.Tensor:
         """Scores of ``texts`` in input order: one padded pass, or (``tokens_per_pass``) length-sorted passes under a
