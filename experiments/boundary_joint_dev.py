@@ -48,7 +48,7 @@ from coherence_metric.training.pointwise.dev_report import (
     load_dev_data,
     paired_difference,
 )
-from coherence_metric.training.pointwise.objective import own_ranking_loss, pointwise_losses
+from coherence_metric.training.pointwise.objective import text_losses
 from coherence_metric.training.pointwise.recipe import recipe_from_mapping
 from coherence_metric.training.pointwise.texts import PointwiseExample, make_example, sample_documents
 
@@ -98,13 +98,8 @@ def step_loss(model: nn.Module, head: BoundaryHead, tokenizer: Any, examples: Se
     leads = [(position, example.lead) for position, example in enumerate(examples) if example.lead is not None]
     scores, logits = forward(model, head, tokenizer, [*positives, *negatives, *(lead for _, lead in leads)],
                              max_length)
-    positive_scores, negative_scores = scores[:len(positives)], scores[len(positives):len(positives) + len(negatives)]
-    logistic, _ = pointwise_losses(positive_scores, negative_scores, 1.0)
-    own = own_ranking_loss(positive_scores[torch.tensor(owner)], negative_scores, 1.0)
-    truncation = torch.zeros(())
-    if leads:
-        whole = positive_scores[torch.tensor([position for position, _ in leads])]
-        truncation = ((scores[len(positives) + len(negatives):] - whole) ** 2).mean()
+    losses = text_losses(scores, len(positives), owner, [position for position, _ in leads], 1.0)
+    logistic, own, truncation = losses["logistic"], losses["own_ranking"], losses["truncation"]
     flat_targets = [values for example in targets for values in example]
     boundary = boundary_losses(logits[:len(positives) + len(negatives)], _reorder(flat_targets, examples), owner,
                                len(positives), 1.0)

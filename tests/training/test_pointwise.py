@@ -149,6 +149,20 @@ def test_own_ranking_loss_by_hand():
     assert loss.item() == pytest.approx((0.5 + 3.0 + 0.0) / 3)
 
 
+def test_a_steps_text_losses_by_hand():
+    """Scores listed positives, negatives, leads: each negative against its own positive, each lead against its
+    whole text."""
+    from coherence_metric.training.pointwise.objective import text_losses
+
+    scores = torch.tensor([2.0, 0.0, 1.5, -1.0, 1.0])  # 2 positives, 2 negatives (of positives 0 and 1), 1 lead of 0
+    losses = text_losses(scores, 2, owner=[0, 1], lead_owners=[0], margin=1.0)
+    assert losses["own_ranking"].item() == pytest.approx((0.5 + 0.0) / 2)
+    assert losses["truncation"].item() == pytest.approx(1.0)
+    logistic, ranking = pointwise_losses(scores[:2], scores[2:4], 1.0)
+    assert losses["logistic"].item() == logistic.item() and losses["ranking"].item() == ranking.item()
+    assert text_losses(scores[:4], 2, [0, 1], [], 1.0)["truncation"].item() == 0.0
+
+
 def test_a_joint_run_logs_the_order_and_truncation_checks_and_passes_split_by_length(shared_data, tiny_bert_dir,
                                                                                       tmp_path):
     recipe = tmp_path / "joint.yaml"

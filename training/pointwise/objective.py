@@ -122,6 +122,24 @@ def own_ranking_loss(positive: torch.Tensor, negative: torch.Tensor, margin: flo
     return torch.clamp(margin - (positive - negative), min=0.0).mean()
 
 
+def text_losses(scores: torch.Tensor, n_positives: int, owner: Sequence[int], lead_owners: Sequence[int],
+                margin: float) -> Dict[str, torch.Tensor]:
+    """The losses on one step's whole-text scores, listed positives, then negatives (negative j made from positive
+    ``owner[j]``), then leads (lead k cut from positive ``lead_owners[k]``): ``logistic`` and in-batch ``ranking``
+    (:func:`pointwise_losses`), ``own_ranking`` (:func:`own_ranking_loss`) and ``truncation`` (the mean squared
+    difference between each lead and its whole text; 0 without leads)."""
+    device = scores.device
+    positive = scores[:n_positives]
+    negative = scores[n_positives:n_positives + len(owner)]
+    logistic, ranking = pointwise_losses(positive, negative, margin)
+    own = own_ranking_loss(positive[torch.tensor(list(owner), device=device)], negative, margin)
+    truncation = torch.zeros((), device=device)
+    if lead_owners:
+        whole = positive[torch.tensor(list(lead_owners), device=device)]
+        truncation = ((scores[n_positives + len(owner):] - whole) ** 2).mean()
+    return {"logistic": logistic, "ranking": ranking, "own_ranking": own, "truncation": truncation}
+
+
 def ranking_auc(positive: Sequence[float], negative: Sequence[float]) -> float:
     """P(a random positive scores above a random negative of *another or the same* text), ties half."""
     pos = torch.tensor(list(positive), dtype=torch.float64)
@@ -204,19 +222,11 @@ class PointwiseObjective:
             scores, boundary_logits = scores_and_boundaries(
                 self.model, self.boundary_head, self.tokenizer, texts, self.max_length, self.section.tokens_per_pass,
                 "bf16" if self.section.bf16 else "fp32", device)
-        positive_scores = scores[: len(positives)]
-        negative_scores = scores[len(positives): len(positives) + len(negatives)]
-        logistic, ranking = pointwise_losses(positive_scores, negative_scores, self.section.margin)
-        own = own_ranking_loss(positive_scores[torch.tensor(owner, device=device)], negative_scores,
-                               self.section.margin)
-        truncation = torch.zeros((), device=device)
-        if leads:
-            whole = positive_scores[torch.tensor([position for position, _ in leads], device=device)]
-            truncation = ((scores[len(positives) + len(negatives):] - whole) ** 2).mean()
-        loss = (self.section.logistic_weight * logistic + self.section.ranking_weight * ranking
-                + self.section.own_ranking_weight * own + self.section.truncation_weight * truncation)
-        parts = {"logistic": logistic.item(), "ranking": ranking.item(), "own_ranking": own.item(),
-                 "truncation": truncation.item()}
+        losses = text_losses(scores, len(positives), owner, [position for position, _ in leads], self.section.margin)
+        loss = (self.section.logistic_weight * losses["logistic"] + self.section.ranking_weight * losses["ranking"]
+                + self.section.own_ranking_weight * losses["own_ranking"]
+                + self.section.truncation_weight * losses["truncation"])
+        parts = {name: value.item() for name, value in losses.items()}
         if self.teacher is not None:
             with torch.inference_mode(), autocast_context("bf16" if self.section.bf16 else "fp32", device):
                 targets = self.teacher.transition_values([*positives, *negatives])
