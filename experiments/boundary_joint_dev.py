@@ -172,7 +172,8 @@ def train(args: argparse.Namespace, scorer: CoherenceScorer) -> Tuple[BoundaryHe
                                 args.distil, args.rank)
         optimiser.zero_grad()
         loss.backward()
-        torch.nn.utils.clip_grad_norm_(encoder, 1.0)  # the head's own gradient is not shrunk by the encoder's
+        # One norm over encoder and head, as the recorded runs did and the trainer's grad_clip does.
+        torch.nn.utils.clip_grad_norm_([*encoder, *head.parameters()], 1.0)
         optimiser.step()
         log.append({"step": step + 1, "loss": loss.item(), **parts, "seconds": time.perf_counter() - clock})
         if (step + 1) % 10 == 0:
