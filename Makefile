@@ -9,10 +9,13 @@ EXTRAS ?= train,bench,integrations,docs,dev
 
 # torch goes in first and pinned: an unpinned torch would pull a multi-GB CUDA build,
 # and the CPU wheel of 2.13.0 satisfies every later `torch>=` requirement.
-$(STAMP): setup.cfg pyproject.toml
+# The past defaults ship in their own distribution (archive/: PyPI takes files of at most 100 MB), installed before
+# the package that depends on it.
+$(STAMP): setup.cfg pyproject.toml archive/setup.cfg
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet torch==2.13.0
+	$(PY) -m pip install --quiet -e ./archive
 	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
 	touch $(STAMP)
 
@@ -43,7 +46,7 @@ docs-examples: $(STAMP)
 	$(PY) -m tests.docs.runnable_examples --update
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check coherence_metric research training benchmarks experiments tests
+	$(VENV)/bin/ruff check coherence_metric research training benchmarks experiments tests archive
 
 clean:
 	rm -rf $(VENV) build dist site *.egg-info

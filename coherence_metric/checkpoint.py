@@ -414,14 +414,15 @@ def packaged_base_folder(name: str, referrer: Path) -> Path:
     """The folder of the packaged checkpoint a reference names (``referrer``: the reference's config, for the error).
 
     Raises:
-        CheckpointError: no checkpoint of that name is shipped in this package.
+        CheckpointError: no checkpoint of that name is shipped in this package or in an installed checkpoint pack.
+        ModelNotFoundError: the base is archived and its pack is not installed (the message names the package).
     """
-    from .registry import PACKAGED_CHECKPOINTS_DIR, packaged_checkpoints
+    from .registry import packaged_checkpoints, packaged_folder, read_alias_table
 
-    if name not in packaged_checkpoints():
+    if name not in packaged_checkpoints() and name not in read_alias_table().archived:
         raise CheckpointError(f"{referrer}: its base checkpoint {name!r} is not shipped in this package "
                               "(a reference checkpoint reads the weights of a packaged one)")
-    return PACKAGED_CHECKPOINTS_DIR / name
+    return packaged_folder(name)
 
 
 def _refuse_reference_base(referrer: Path, name: str, base_config: CheckpointConfig) -> None:

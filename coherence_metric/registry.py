@@ -5,14 +5,25 @@ Every packaged checkpoint has an immutable name (its folder, e.g. ``cm-minilm-20
 bytes; ``default`` is an alias for one of them, listed in ``checkpoints/aliases.json``. Signatures carry the
 immutable name, never the alias, so a number signed today stays reproducible after the alias moves.
 
+Packaged means "installed with a Python distribution", not only "inside this wheel": PyPI takes files of at most
+100 MB, and every default ever shipped must keep loading, so past defaults move to *checkpoint packs*, separate
+distributions (``coherence-metric-archive``, a dependency of this one) that register a folder of checkpoint folders
+under the ``coherence_metric.checkpoints`` entry-point group. ``aliases.json`` pins each archived name to the sha256
+of its ``coherence_config.json`` (which lists every weight file's sha256), so a pack cannot change what an old name
+means; a name whose pack is not installed gets a one-line error saying which package to install.
+
 No torch here, so ``coherence-metric models`` and ``download`` stay quick.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import json
+import logging
 import os
 from dataclasses import dataclass, field
+from importlib import metadata
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
@@ -24,9 +35,18 @@ DEFAULT_MODEL = "default"
 """The alias the API and CLI use when no model is named."""
 PACKAGED_CHECKPOINTS_DIR = Path(__file__).resolve().parent / "checkpoints"
 ALIASES_NAME = "aliases.json"
-"""Inside ``PACKAGED_CHECKPOINTS_DIR``: ``aliases`` (alias -> packaged name) and ``history`` (package version ->
-what ``default`` pointed to in it). A build without it (no checkpoints shipped) has no aliases."""
-_ALIAS_KEYS = ("aliases", "history")
+"""Inside ``PACKAGED_CHECKPOINTS_DIR``: ``aliases`` (alias -> packaged name), ``history`` (package version -> what
+``default`` pointed to in it) and ``archived`` (name -> sha256 of its ``coherence_config.json``, for the checkpoints
+that ship in a checkpoint pack rather than in this package). A build without it (no checkpoints shipped) has no
+aliases."""
+_ALIAS_KEYS = ("aliases", "history", "archived")
+PACKS_GROUP = "coherence_metric.checkpoints"
+"""Entry-point group of checkpoint packs: each entry point loads to a folder (``str`` or ``os.PathLike``) whose
+sub-folders are checkpoints."""
+ARCHIVE_DISTRIBUTION = "coherence-metric-archive"
+"""The pack that holds past defaults; named in the error for an archived checkpoint that is not installed."""
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -44,13 +64,85 @@ class AliasTable:
 
     aliases: Dict[str, str] = field(default_factory=dict)
     history: Dict[str, str] = field(default_factory=dict)
+    archived: Dict[str, str] = field(default_factory=dict)
+
+
+@functools.lru_cache(maxsize=1)
+def checkpoint_pack_folders() -> List[Path]:
+    """The folders that installed checkpoint packs register (entry-point group ``coherence_metric.checkpoints``).
+
+    Read once per process (``checkpoint_pack_folders.cache_clear()`` after installing one in-process). A pack whose
+    entry point does not load, or does not name a folder, is skipped with a one-line warning: a broken add-on must
+    not stop the checkpoints of this package from loading.
+    """
+    folders = []
+    for entry in sorted(metadata.entry_points(group=PACKS_GROUP), key=lambda entry: entry.name):
+        try:
+            folder = Path(os.fspath(entry.load())).resolve()
+        except Exception as error:  # any failure inside a third party's import: report it, keep going
+            logger.warning("checkpoint pack %r (%s) does not load, skipped: %s", entry.name, entry.value,
+                           str(error).splitlines()[0] if str(error) else type(error).__name__)
+            continue
+        if not folder.is_dir():
+            logger.warning("checkpoint pack %r names %s, which is not a folder, skipped", entry.name, folder)
+            continue
+        folders.append(folder)
+    return folders
+
+
+def _checkpoints_in(folder: Path) -> Dict[str, Path]:
+    if not folder.is_dir():
+        return {}
+    return {p.name: p for p in sorted(folder.iterdir()) if (p / CONFIG_NAME).is_file()}
+
+
+def packaged_checkpoint_folders() -> Dict[str, Path]:
+    """Immutable name -> folder, for every checkpoint installed with this package or with a checkpoint pack.
+
+    This package's own folder comes first: a pack cannot replace a checkpoint it ships.
+    """
+    found: Dict[str, Path] = {}
+    for folder in [PACKAGED_CHECKPOINTS_DIR, *checkpoint_pack_folders()]:
+        for name, path in _checkpoints_in(folder).items():
+            found.setdefault(name, path)
+    return found
 
 
 def packaged_checkpoints() -> List[str]:
-    """Immutable names of the checkpoints shipped inside the package (folders holding a config)."""
-    if not PACKAGED_CHECKPOINTS_DIR.is_dir():
-        return []
-    return sorted(p.name for p in PACKAGED_CHECKPOINTS_DIR.iterdir() if (p / CONFIG_NAME).is_file())
+    """Immutable names of the installed checkpoints: shipped inside the package or in an installed pack."""
+    return sorted(packaged_checkpoint_folders())
+
+
+def config_sha256(folder: Path) -> str:
+    """sha256 of a checkpoint's ``coherence_config.json``: the pin of an archived name (the config lists the sha256
+    of every file the checkpoint loads, so pinning it pins them all)."""
+    return hashlib.sha256((folder / CONFIG_NAME).read_bytes()).hexdigest()
+
+
+def packaged_folder(name: str) -> Path:
+    """The folder of the installed checkpoint ``name``, checked against its pin when it is an archived one.
+
+    Raises:
+        ModelNotFoundError: ``name`` is archived and no installed pack has it (the message names the package), or it
+            is not installed at all.
+        CheckpointError: an installed pack's copy differs from the bytes the name was pinned to.
+    """
+    folders = packaged_checkpoint_folders()
+    archived = read_alias_table().archived
+    if name not in folders:
+        if name in archived:
+            raise ModelNotFoundError(
+                f"checkpoint {name!r} is archived in the {ARCHIVE_DISTRIBUTION} package, which is not installed: "
+                f"pip install {ARCHIVE_DISTRIBUTION}")
+        raise ModelNotFoundError(f"checkpoint {name!r} is not installed")
+    folder = folders[name]
+    if name in archived:
+        found = config_sha256(folder)
+        if found != archived[name]:
+            raise CheckpointError(
+                f"{folder / CONFIG_NAME}: checkpoint {name!r} is not the one its name was pinned to (config sha256 "
+                f"{found[:12]}, pinned {archived[name][:12]}): reinstall {ARCHIVE_DISTRIBUTION}")
+    return folder
 
 
 def _string_map(path: Path, key: str, value: Any) -> Dict[str, str]:
@@ -62,7 +154,8 @@ def _string_map(path: Path, key: str, value: Any) -> Dict[str, str]:
 
 def _check_targets(path: Path, key: str, mapping: Dict[str, str], packaged: List[str]) -> None:
     """Every target must be a packaged name: an alias may not point at another alias or at a removed folder, and a
-    name ``default`` once meant must still ship, so numbers signed with it can be reproduced."""
+    name ``default`` once meant must still ship (here or, when archived, in a pack), so numbers signed with it can
+    be reproduced."""
     for name, target in mapping.items():
         if target not in packaged:
             shipped = ", ".join(packaged) or "none"
@@ -74,8 +167,9 @@ def read_alias_table() -> AliasTable:
     """Read and validate ``aliases.json`` beside the packaged checkpoints.
 
     Raises:
-        CheckpointError: the file is not JSON, has other keys than ``aliases`` and ``history``, an alias shadows a
-            packaged name, or an alias or history entry points to no packaged checkpoint (one line, naming the file).
+        CheckpointError: the file is not JSON, has other keys than ``aliases``, ``history`` and ``archived``, an
+            alias shadows a packaged name, an alias points to no installed checkpoint, a history entry to neither an
+            installed nor an archived one, or an archived pin is not a sha256 (one line, naming the file).
     """
     path = PACKAGED_CHECKPOINTS_DIR / ALIASES_NAME
     if not path.is_file():
@@ -88,13 +182,17 @@ def read_alias_table() -> AliasTable:
         raise CheckpointError(f"{path} must be a JSON object with the keys {', '.join(_ALIAS_KEYS)} only")
     aliases = _string_map(path, "aliases", data.get("aliases", {}))
     history = _string_map(path, "history", data.get("history", {}))
+    archived = _string_map(path, "archived", data.get("archived", {}))
+    for name, pin in archived.items():
+        if len(pin) != 64 or any(c not in "0123456789abcdef" for c in pin):
+            raise CheckpointError(f"{path}: archived {name!r} must be pinned to a sha256 (64 hex digits), got {pin!r}")
     packaged = packaged_checkpoints()
-    shadowing = sorted(set(aliases) & set(packaged))
+    shadowing = sorted(set(aliases) & (set(packaged) | set(archived)))
     if shadowing:
         raise CheckpointError(f"{path}: alias {shadowing[0]!r} is also a packaged checkpoint's name")
     _check_targets(path, "alias", aliases, packaged)
-    _check_targets(path, "history entry", history, packaged)
-    return AliasTable(aliases, history)
+    _check_targets(path, "history entry", history, sorted(set(packaged) | set(archived)))
+    return AliasTable(aliases, history, archived)
 
 
 def packaged_aliases() -> Dict[str, str]:
@@ -110,7 +208,7 @@ def _known_names(packaged: List[str], aliases: Dict[str, str]) -> str:
     """The packaged names and aliases, for an unknown-model message."""
     if not packaged:
         return "none shipped yet"
-    listed = ", ".join(packaged)
+    listed = ", ".join(sorted(packaged))
     if aliases:
         listed += "; aliases: " + ", ".join(f"{alias} -> {target}" for alias, target in sorted(aliases.items()))
     return listed
@@ -157,7 +255,8 @@ def resolve_model(model: Union[str, "os.PathLike[str]"], revision: Optional[str]
     if not isinstance(model, str) or not model.strip():
         raise ModelNotFoundError(f"model must be a non-empty string or a path, got {model!r}")
     packaged = packaged_checkpoints()
-    aliases = packaged_aliases()
+    table = read_alias_table()
+    aliases = table.aliases
     if model == DEFAULT_MODEL and DEFAULT_MODEL not in aliases:
         from .version import __version__
 
@@ -166,9 +265,9 @@ def resolve_model(model: Union[str, "os.PathLike[str]"], revision: Optional[str]
             "pass a checkpoint folder or Hub id (model=... / --model ...)"
         )
     name = aliases.get(model, model)
-    if name in packaged:
+    if name in packaged or name in table.archived:
         _refuse_revision(revision, f"{model!r} is a checkpoint shipped in the package")
-        return ResolvedModel(PACKAGED_CHECKPOINTS_DIR / name, name, "package")
+        return ResolvedModel(packaged_folder(name), name, "package")
 
     path = Path(model).expanduser()
     if path.is_dir():
@@ -181,8 +280,9 @@ def resolve_model(model: Union[str, "os.PathLike[str]"], revision: Optional[str]
     if _looks_like_path(model):
         raise ModelNotFoundError(f"no checkpoint folder at {model}")
     if not is_hub_repo_id(model) or "/" not in model:
+        known = _known_names(sorted(set(packaged) | set(table.archived)), aliases)
         raise ModelNotFoundError(
-            f"unknown model {model!r}: not a packaged checkpoint ({_known_names(packaged, aliases)}), "
+            f"unknown model {model!r}: not a packaged checkpoint ({known}), "
             "a local folder or a Hub id like org/name"
         )
     folder = download_snapshot(model, revision, local_files_only=local_files_only)

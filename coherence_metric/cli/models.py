@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
 import click
 
 from ..checkpoint_config import CONFIG_NAME, read_checkpoint_config
-from ..errors import CheckpointError
-from ..registry import DEFAULT_MODEL, PACKAGED_CHECKPOINTS_DIR, packaged_aliases, packaged_checkpoints
+from ..errors import CheckpointError, ModelNotFoundError
+from ..registry import (
+    ARCHIVE_DISTRIBUTION,
+    DEFAULT_MODEL,
+    PACKAGED_CHECKPOINTS_DIR,
+    packaged_checkpoint_folders,
+    packaged_folder,
+    read_alias_table,
+)
 from . import cli
 
 
@@ -31,11 +39,12 @@ def _cached_hub_checkpoints() -> List[Tuple[str, str]]:
 
 def _fingerprint(name: str) -> str:
     """The packaged checkpoint's fingerprint, read from its config alone (no torch, no weights hashed): the value
-    its signatures carry. A config that does not read is shown as such rather than ending the listing."""
+    its signatures carry. A config that does not read, or an archived one that is not the pinned one, is shown as
+    such rather than ending the listing."""
     try:
-        return read_checkpoint_config(PACKAGED_CHECKPOINTS_DIR / name).fingerprint()
-    except CheckpointError as error:
-        return f"unreadable config: {error}"
+        return read_checkpoint_config(packaged_folder(name)).fingerprint()
+    except (CheckpointError, ModelNotFoundError) as error:
+        return f"unusable: {error}"
 
 
 DESCRIPTIONS_NAME = "descriptions.json"
@@ -54,23 +63,40 @@ def packaged_descriptions() -> Dict[str, str]:
 def _listing() -> Dict[str, Any]:
     """Everything ``models`` prints, as one JSON-ready mapping."""
     descriptions = packaged_descriptions()
+    folders = packaged_checkpoint_folders()
+    table = read_alias_table()
     return {
         "packaged_dir": str(PACKAGED_CHECKPOINTS_DIR),
-        "packaged": [{"name": name, "fingerprint": _fingerprint(name), "description": descriptions.get(name, "")}
-                     for name in packaged_checkpoints()],
-        "aliases": packaged_aliases(),
+        "packaged": [{"name": name, "fingerprint": _fingerprint(name), "description": descriptions.get(name, ""),
+                      "folder": str(folder)} for name, folder in sorted(folders.items())],
+        "archived_not_installed": sorted(set(table.archived) - set(folders)),
+        "aliases": table.aliases,
         "hub_cache": [{"repo_id": repo_id, "revision": commit} for repo_id, commit in _cached_hub_checkpoints()],
     }
 
 
-def _echo_text(listing: Dict[str, Any]) -> None:
-    click.echo(f"packaged ({listing['packaged_dir']}):")
-    for entry in listing["packaged"]:
+def _echo_entries(entries: List[Dict[str, Any]]) -> None:
+    for entry in entries:
         click.echo(f"  {entry['name']:<28} {entry['fingerprint']}")
         if entry["description"]:
             click.echo(f"      {entry['description']}")
-    if not listing["packaged"]:
+
+
+def _echo_text(listing: Dict[str, Any]) -> None:
+    """This package's checkpoints first, then each checkpoint pack's (past defaults live in one), then aliases."""
+    home = listing["packaged_dir"]
+    click.echo(f"packaged ({home}):")
+    _echo_entries([entry for entry in listing["packaged"] if str(Path(entry["folder"]).parent) == home])
+    if not any(str(Path(entry["folder"]).parent) == home for entry in listing["packaged"]):
         click.echo("  (none)")
+    packs = sorted({str(Path(entry["folder"]).parent) for entry in listing["packaged"]} - {home})
+    for pack in packs:
+        click.echo(f"checkpoint pack ({pack}):")
+        _echo_entries([entry for entry in listing["packaged"] if str(Path(entry["folder"]).parent) == pack])
+    if listing["archived_not_installed"]:
+        click.echo(f"archived, not installed (pip install {ARCHIVE_DISTRIBUTION}):")
+        for name in listing["archived_not_installed"]:
+            click.echo(f"  {name}")
     click.echo("aliases:")
     for alias, target in sorted(listing["aliases"].items()):
         click.echo(f"  {alias} -> {target}")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 
+import coherence_metric_archive
 import pytest
 
 from coherence_metric import CoherenceScorer
@@ -36,20 +37,20 @@ JOINT_RECIPE = REPO_DIR / "training" / "configs" / "cpu-minilm-joint.yaml"
 JOINT_LONG_OVERRIDES = {"loop.output_dir": "runs/joint-a900", "loop.max_steps": 900}
 
 JOINT_NAME = "cm-minilm-joint-2026.11"  # `default` in 0.3.0
-JOINT_DIR = PACKAGED_CHECKPOINTS_DIR / JOINT_NAME
+JOINT_DIR = coherence_metric_archive.CHECKPOINTS_DIR / JOINT_NAME  # archived
 JOINT_PINNED_SCORES = {"coherent.txt": 0.94779, "shuffled.txt": 0.16692}
 JOINT_FINGERPRINT = "270ef501245f"
 #: The one override of the committed recipe run A used.
 JOINT_OVERRIDES = {"loop.output_dir": "runs/joint-a"}
 
 POINTWISE_NAME = "cm-minilm-pointwise-2026.11"  # `default` in 0.2.0
-POINTWISE_DIR = PACKAGED_CHECKPOINTS_DIR / POINTWISE_NAME
+POINTWISE_DIR = coherence_metric_archive.CHECKPOINTS_DIR / POINTWISE_NAME  # archived
 POINTWISE_PINNED_SCORES = {"coherent.txt": 0.25494, "shuffled.txt": -0.16791}
 POINTWISE_FINGERPRINT = "ffa0e578e583"
 POINTWISE_RECIPE = REPO_DIR / "training" / "configs" / "cpu-minilm-pointwise.yaml"
 
 PREVIOUS_NAME = "cm-minilm-2026.11"  # `default` in 0.1.0
-PREVIOUS_DIR = PACKAGED_CHECKPOINTS_DIR / PREVIOUS_NAME
+PREVIOUS_DIR = coherence_metric_archive.CHECKPOINTS_DIR / PREVIOUS_NAME  # archived
 PREVIOUS_PINNED_SCORES = {"coherent.txt": -6.64656, "shuffled.txt": -7.88253}
 PREVIOUS_FINGERPRINT = "9a5eab21e7f1"  # fingerprint scheme 2 (files + config); scheme 1 gave 145d43c75880
 MAX_SHIPPED_BYTES = 25 * 1024 * 1024
@@ -62,7 +63,7 @@ def default_scorer() -> CoherenceScorer:
 
 @pytest.mark.parametrize("folder", [DEFAULT_DIR, LONG_DIR, JOINT_DIR, POINTWISE_DIR, PREVIOUS_DIR],
                          ids=[DEFAULT_NAME, LONG_NAME, JOINT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
-def test_each_checkpoint_ships_inside_the_package_as_a_small_delta(folder) -> None:
+def test_each_checkpoint_ships_as_a_small_delta(folder) -> None:
     config = read_checkpoint_config(folder)
     assert config.flavour == "delta" and config.backbone.name_or_path == "sentence-transformers/all-MiniLM-L6-v2"
     size = sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
@@ -81,12 +82,13 @@ def test_moving_the_default_bumps_the_version() -> None:
     """The release rule (README, "Checkpoints and offline use"): aliases.json's history records what `default`
     pointed to in each package version. Pointing it elsewhere without a new version and a new history entry fails
     here; the registry already refuses a history entry whose checkpoint no longer ships, so old names keep
-    loading."""
+    loading (from this package, or pinned in the archive pack)."""
     table = read_alias_table()
     assert __version__ in table.history, f"aliases.json has no history entry for {__version__}"
     assert table.history[__version__] == table.aliases[DEFAULT_MODEL]
     for version, name in table.history.items():
-        assert resolve_model(name).folder == PACKAGED_CHECKPOINTS_DIR / name, version
+        home = coherence_metric_archive.CHECKPOINTS_DIR if name in table.archived else PACKAGED_CHECKPOINTS_DIR
+        assert resolve_model(name).folder == home / name, version
 
 
 def _recorded_matches_committed(recorded: dict, committed: dict, defaults: dict) -> None:

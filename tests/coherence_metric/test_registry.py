@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from coherence_metric import CheckpointError, CoherenceScorer, ModelNotFoundError, NetworkError
-from coherence_metric.registry import ALIASES_NAME, PACKAGED_CHECKPOINTS_DIR, resolve_model
+from coherence_metric.registry import ALIASES_NAME, PACKAGED_CHECKPOINTS_DIR, packaged_checkpoint_folders, resolve_model
 
 from ..conftest import EXAMPLES_DIR
 
@@ -69,8 +69,10 @@ def packaged_copy(tmp_path, monkeypatch):
      "history entry '0.0.9' points to 'cm-gone-2025.01'"),
     ('{"aliases": {"cm-minilm-2026.11": "cm-minilm-2026.11"}}', "is also a packaged checkpoint's name"),
     ('{"aliases": {"default": 3}}', "'aliases' must map names to packaged checkpoint names"),
-    ('{"aliases": {}, "defaults": {}}', "must be a JSON object with the keys aliases, history only"),
+    ('{"aliases": {}, "defaults": {}}', "must be a JSON object with the keys aliases, history, archived only"),
     ('{"aliases": ', "is not readable JSON"),
+    ('{"aliases": {"default": "cm-minilm-2026.11"}, "archived": {"cm-minilm-2026.11": "abc"}}',
+     "archived 'cm-minilm-2026.11' must be pinned to a sha256 (64 hex digits), got 'abc'"),
 ])
 def test_a_broken_aliases_file_is_one_line_naming_it(packaged_copy, content, message):
     (packaged_copy / ALIASES_NAME).write_text(content, encoding="utf-8")
@@ -84,7 +86,8 @@ def test_an_alias_may_name_any_packaged_checkpoint(packaged_copy):
     (packaged_copy / ALIASES_NAME).write_text('{"aliases": {"default": "cm-minilm-2026.11", '
                                               '"stable": "cm-minilm-2026.11"}}', encoding="utf-8")
     resolved = resolve_model("stable")
-    assert (resolved.folder, resolved.label) == (packaged_copy / "cm-minilm-2026.11", "cm-minilm-2026.11")
+    archived = packaged_checkpoint_folders()["cm-minilm-2026.11"]  # in the archive pack
+    assert (resolved.folder, resolved.label) == (archived, "cm-minilm-2026.11")
 
 
 def test_unknown_models_list_the_packaged_names_and_aliases():
