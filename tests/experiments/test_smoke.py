@@ -116,3 +116,18 @@ def test_dev_kinds_reads_run_files_without_running_code(tmp_path: Path) -> None:
     offenders = [str(path.relative_to(REPO_DIR)) for folder in ("experiments", "research", "benchmarks")
                  for path in (REPO_DIR / folder).rglob("*.py") if "weights_only=False" in path.read_text("utf-8")]
     assert offenders == []
+
+
+def test_weight_average_of_a_checkpoint_with_itself_scores_the_same(bert_checkpoint: Path, tmp_path: Path) -> None:
+    from coherence_metric import CoherenceScorer
+    from experiments.weight_average import main
+
+    main([str(bert_checkpoint), str(bert_checkpoint), "--weights", "0.25,0.75", "--out", str(tmp_path / "soup")])
+    texts = [["The cat sat.", "It purred."], ["Rain fell.", "The market rose.", "She laughed."]]
+    expected = CoherenceScorer(str(bert_checkpoint), dtype="fp32").score(texts).scores
+    averaged = CoherenceScorer(str(tmp_path / "soup"), dtype="fp32").score(texts).scores
+    assert averaged == pytest.approx(expected, abs=1e-5)
+    recorded = read_checkpoint_config(tmp_path / "soup").training["weight_average"]
+    assert recorded["weights"] == [0.25, 0.75] and len(recorded["fingerprints"]) == 2
+    with pytest.raises(SystemExit, match="one per checkpoint, summing to 1"):
+        main([str(bert_checkpoint), str(bert_checkpoint), "--weights", "0.5,0.6", "--out", str(tmp_path / "bad")])
