@@ -22,6 +22,9 @@ and with it plus the transition model's term at the same weight (the opt-in chec
 version of this run is ``training/configs/cpu-minilm-joint-boundary.yaml``, which made the 0.7.0 default.
 
     python -m experiments.boundary_joint_dev --steps 250 --out-dir runs/boundary-joint --out runs/bj.json
+
+``--drop-layer K`` trains a five-layer student instead: the start's weights without encoder layer K (the speed
+target's lever, ``layer_drop_dev.py``), read against the six-layer start on the same dev pairs.
 """
 
 from __future__ import annotations
@@ -217,6 +220,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--init-head", action="store_true",
                         help="start the head from a frozen fit on the default's cached vectors (15,000 texts)")
+    parser.add_argument("--drop-layer", type=int, default=None,
+                        help="train a student without this encoder layer (layer_drop_dev.py: the speed target)")
     parser.add_argument("--weights", default="0,0.1,0.2,0.3")
     parser.add_argument("--out-dir", type=Path, default=Path("runs/boundary-joint"))
     parser.add_argument("--out", type=Path, required=True)
@@ -226,6 +231,10 @@ def main(argv: Optional[List[str]] = None) -> None:
     scorer = CoherenceScorer(START, dtype="fp32")
     default_cache = Path("runs/boundary-head-cache") / f"{scorer.fingerprint}-dev.pt"
     default_whole, _, taught = torch.load(default_cache)
+    if args.drop_layer is not None:
+        from .layer_drop_dev import drop_layer
+
+        drop_layer(scorer, args.drop_layer)
     head, run = train(args, scorer)
     trained_seconds = time.perf_counter() - started
     data = load_dev_data()
