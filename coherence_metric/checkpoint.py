@@ -417,12 +417,14 @@ def packaged_base_folder(name: str, referrer: Path) -> Path:
         CheckpointError: no checkpoint of that name is shipped in this package or in an installed checkpoint pack.
         ModelNotFoundError: the base is archived and its pack is not installed (the message names the package).
     """
-    from .registry import packaged_checkpoints, packaged_folder, read_alias_table
+    from .registry import packaged_checkpoint_folders, packaged_folder, read_alias_table
 
-    if name not in packaged_checkpoints() and name not in read_alias_table().archived:
+    folders = packaged_checkpoint_folders()
+    archived = read_alias_table(sorted(folders)).archived
+    if name not in folders and name not in archived:
         raise CheckpointError(f"{referrer}: its base checkpoint {name!r} is not shipped in this package "
                               "(a reference checkpoint reads the weights of a packaged one)")
-    return packaged_folder(name)
+    return packaged_folder(name, folders, archived)
 
 
 def _refuse_reference_base(referrer: Path, name: str, base_config: CheckpointConfig) -> None:

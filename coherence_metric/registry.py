@@ -119,16 +119,22 @@ def config_sha256(folder: Path) -> str:
     return hashlib.sha256((folder / CONFIG_NAME).read_bytes()).hexdigest()
 
 
-def packaged_folder(name: str) -> Path:
+def packaged_folder(name: str, folders: Optional[Dict[str, Path]] = None,
+                    archived: Optional[Dict[str, str]] = None) -> Path:
     """The folder of the installed checkpoint ``name``, checked against its pin when it is an archived one.
+
+    ``folders`` and ``archived`` take what the caller has already read (:func:`packaged_checkpoint_folders`,
+    :func:`read_alias_table`'s ``archived``), so one lookup scans the folders and reads ``aliases.json`` once.
 
     Raises:
         ModelNotFoundError: ``name`` is archived and no installed pack has it (the message names the package), or it
             is not installed at all.
         CheckpointError: an installed pack's copy differs from the bytes the name was pinned to.
     """
-    folders = packaged_checkpoint_folders()
-    archived = read_alias_table().archived
+    if folders is None:
+        folders = packaged_checkpoint_folders()
+    if archived is None:
+        archived = read_alias_table(sorted(folders)).archived
     if name not in folders:
         if name in archived:
             raise ModelNotFoundError(
@@ -163,8 +169,9 @@ def _check_targets(path: Path, key: str, mapping: Dict[str, str], packaged: List
                                   f"(packaged: {shipped})")
 
 
-def read_alias_table() -> AliasTable:
-    """Read and validate ``aliases.json`` beside the packaged checkpoints.
+def read_alias_table(packaged: Optional[List[str]] = None) -> AliasTable:
+    """Read and validate ``aliases.json`` beside the packaged checkpoints (``packaged``: the installed names, when the
+    caller has already listed them).
 
     Raises:
         CheckpointError: the file is not JSON, has other keys than ``aliases``, ``history`` and ``archived``, an
@@ -186,7 +193,8 @@ def read_alias_table() -> AliasTable:
     for name, pin in archived.items():
         if len(pin) != 64 or any(c not in "0123456789abcdef" for c in pin):
             raise CheckpointError(f"{path}: archived {name!r} must be pinned to a sha256 (64 hex digits), got {pin!r}")
-    packaged = packaged_checkpoints()
+    if packaged is None:
+        packaged = packaged_checkpoints()
     shadowing = sorted(set(aliases) & (set(packaged) | set(archived)))
     if shadowing:
         raise CheckpointError(f"{path}: alias {shadowing[0]!r} is also a packaged checkpoint's name")
@@ -254,8 +262,9 @@ def resolve_model(model: Union[str, "os.PathLike[str]"], revision: Optional[str]
         return _resolve_folder(os.fspath(model), revision)
     if not isinstance(model, str) or not model.strip():
         raise ModelNotFoundError(f"model must be a non-empty string or a path, got {model!r}")
-    packaged = packaged_checkpoints()
-    table = read_alias_table()
+    folders = packaged_checkpoint_folders()
+    packaged = sorted(folders)
+    table = read_alias_table(packaged)
     aliases = table.aliases
     if model == DEFAULT_MODEL and DEFAULT_MODEL not in aliases:
         from .version import __version__
@@ -267,7 +276,7 @@ def resolve_model(model: Union[str, "os.PathLike[str]"], revision: Optional[str]
     name = aliases.get(model, model)
     if name in packaged or name in table.archived:
         _refuse_revision(revision, f"{model!r} is a checkpoint shipped in the package")
-        return ResolvedModel(packaged_folder(name), name, "package")
+        return ResolvedModel(packaged_folder(name, folders, table.archived), name, "package")
 
     path = Path(model).expanduser()
     if path.is_dir():

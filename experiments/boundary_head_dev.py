@@ -43,6 +43,7 @@ from coherence_metric.training.pointwise.dev_report import (
     dev_documents,
     evaluate_option,
     load_dev_data,
+    option_summary,
     paired_difference,
 )
 from coherence_metric.training.pointwise.recipe import recipe_from_mapping
@@ -311,14 +312,8 @@ def main(argv: Optional[List[str]] = None) -> None:
         option["vs_w0"] = paired_difference(options[0]["credits"], option["credits"])
     for option in options:
         del option["credits"]
-        teacher_note = (f" vs teacher {option['vs_teacher']['difference']:+.3f} {option['vs_teacher']['interval']}"
-                        if "vs_teacher" in option else "")
-        print(f"{option['reading']} w={option['weight']}: human {option['human_mean']:.3f} "
-              f"({', '.join(f'{k} {v:.3f}' for k, v in option['human'].items())}) "
-              f"vs w=0 {option['vs_w0']['difference']:+.3f} {option['vs_w0']['interval']}{teacher_note} | "
-              f"synth acc {option['synthetic_accuracy']:.3f} auc {option['synthetic_auc']:.3f} | "
-              f"own_shuffle {option['own_shuffle']:.3f} first>whole {option['first_beats_whole']:.3f} "
-              f"gap_sd {option['truncation_gap_sd']:+.2f} count_rho {option['count_spearman']:+.2f}", flush=True)
+        print(f"{option['reading']} w={option['weight']}: "
+              + option_summary(option, [("vs w=0", "vs_w0"), ("vs teacher", "vs_teacher")]), flush=True)
     timings["total"] = time.perf_counter() - started
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"model": args.model, "epochs": args.epochs, "training_texts": len(texts),

@@ -49,6 +49,7 @@ from coherence_metric.training.pointwise.dev_report import (
     dev_documents,
     evaluate_option,
     load_dev_data,
+    option_summary,
     paired_difference,
 )
 from coherence_metric.training.pointwise.objective import text_losses
@@ -258,13 +259,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     baseline["reading"] = "default"
     for option in [baseline, *options]:
         option.pop("credits", None)
-        note = "".join(f" {key} {option[key]['difference']:+.3f} {option[key]['interval']}"
-                       for key in ("vs_default", "vs_teacher_term") if key in option)
-        print(f"{option['reading']} w={option['weight']}: human {option['human_mean']:.3f} "
-              f"({', '.join(f'{k} {v:.3f}' for k, v in option['human'].items())}){note} | "
-              f"synth acc {option['synthetic_accuracy']:.3f} auc {option['synthetic_auc']:.3f} | "
-              f"own_shuffle {option['own_shuffle']:.3f} first>whole {option['first_beats_whole']:.3f} "
-              f"gap_sd {option['truncation_gap_sd']:+.2f} count_rho {option['count_spearman']:+.2f}", flush=True)
+        print(f"{option['reading']} w={option['weight']}: "
+              + option_summary(option, [(key, key) for key in ("vs_default", "vs_teacher_term")]), flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"args": {key: str(value) for key, value in vars(args).items()},
                                     "centre": run["centre"], "log": run["log"], "default": baseline,

@@ -26,6 +26,7 @@ from coherence_metric.training.pointwise.dev_report import (
     dev_documents,
     evaluate_option,
     load_dev_data,
+    option_summary,
     paired_difference,
 )
 
@@ -68,12 +69,8 @@ def main(argv: Optional[List[str]] = None) -> None:
         option["vs_all_layers"] = paired_difference(options[0]["credits"], option["credits"])
     for option in options:
         del option["credits"]
-        print(f"drop {option['dropped']}: human {option['human_mean']:.3f} "
-              f"({', '.join(f'{k} {v:.3f}' for k, v in option['human'].items())}) "
-              f"vs all {option['vs_all_layers']['difference']:+.3f} {option['vs_all_layers']['interval']} | "
-              f"synth acc {option['synthetic_accuracy']:.3f} auc {option['synthetic_auc']:.3f} | "
-              f"own_shuffle {option['own_shuffle']:.3f} first>whole {option['first_beats_whole']:.3f} "
-              f"count_rho {option['count_spearman']:+.2f} | {option['seconds']:.0f} s")
+        print(f"drop {option['dropped']}: " + option_summary(option, [("vs all", "vs_all_layers")])
+              + f" | {option['seconds']:.0f} s")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"model": args.model, "options": options}, indent=1))
 

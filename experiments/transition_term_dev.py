@@ -22,6 +22,7 @@ from coherence_metric.training.pointwise.dev_report import (
     dev_documents,
     evaluate_option,
     load_dev_data,
+    option_summary,
     paired_difference,
 )
 from coherence_metric.transition_model import TransitionModel
@@ -50,12 +51,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         option["vs_first"] = paired_difference(options[0]["credits"], option["credits"])
     for option in options:
         del option["credits"]
-        print(f"w={option['weight']}: human {option['human_mean']:.3f} "
-              f"({', '.join(f'{k} {v:.3f}' for k, v in option['human'].items())}) "
-              f"vs w=0 {option['vs_first']['difference']:+.3f} {option['vs_first']['interval']} | "
-              f"synth acc {option['synthetic_accuracy']:.3f} auc {option['synthetic_auc']:.3f} | "
-              f"own_shuffle {option['own_shuffle']:.3f} first>whole {option['first_beats_whole']:.3f} "
-              f"gap_sd {option['truncation_gap_sd']:+.2f} count_rho {option['count_spearman']:+.2f}")
+        print(f"w={option['weight']}: " + option_summary(option, [("vs w=0", "vs_first")]))
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"model": args.model, "options": options,
                                     "seconds": time.perf_counter() - started}, indent=1), encoding="utf-8")

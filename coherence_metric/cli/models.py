@@ -37,12 +37,12 @@ def _cached_hub_checkpoints() -> List[Tuple[str, str]]:
     return sorted(found)
 
 
-def _fingerprint(name: str) -> str:
+def _fingerprint(name: str, folders: Dict[str, Path], archived: Dict[str, str]) -> str:
     """The packaged checkpoint's fingerprint, read from its config alone (no torch, no weights hashed): the value
     its signatures carry. A config that does not read, or an archived one that is not the pinned one, is shown as
     such rather than ending the listing."""
     try:
-        return read_checkpoint_config(packaged_folder(name)).fingerprint()
+        return read_checkpoint_config(packaged_folder(name, folders, archived)).fingerprint()
     except (CheckpointError, ModelNotFoundError) as error:
         return f"unusable: {error}"
 
@@ -64,10 +64,11 @@ def _listing() -> Dict[str, Any]:
     """Everything ``models`` prints, as one JSON-ready mapping."""
     descriptions = packaged_descriptions()
     folders = packaged_checkpoint_folders()
-    table = read_alias_table()
+    table = read_alias_table(sorted(folders))
     return {
         "packaged_dir": str(PACKAGED_CHECKPOINTS_DIR),
-        "packaged": [{"name": name, "fingerprint": _fingerprint(name), "description": descriptions.get(name, ""),
+        "packaged": [{"name": name, "fingerprint": _fingerprint(name, folders, table.archived),
+                      "description": descriptions.get(name, ""),
                       "folder": str(folder)} for name, folder in sorted(folders.items())],
         "archived_not_installed": sorted(set(table.archived) - set(folders)),
         "aliases": table.aliases,
@@ -85,14 +86,17 @@ def _echo_entries(entries: List[Dict[str, Any]]) -> None:
 def _echo_text(listing: Dict[str, Any]) -> None:
     """This package's checkpoints first, then each checkpoint pack's (past defaults live in one), then aliases."""
     home = listing["packaged_dir"]
+    by_folder: Dict[str, List[Dict[str, Any]]] = {home: []}
+    for entry in listing["packaged"]:
+        by_folder.setdefault(str(Path(entry["folder"]).parent), []).append(entry)
+    own = by_folder.pop(home)
     click.echo(f"packaged ({home}):")
-    _echo_entries([entry for entry in listing["packaged"] if str(Path(entry["folder"]).parent) == home])
-    if not any(str(Path(entry["folder"]).parent) == home for entry in listing["packaged"]):
+    _echo_entries(own)
+    if not own:
         click.echo("  (none)")
-    packs = sorted({str(Path(entry["folder"]).parent) for entry in listing["packaged"]} - {home})
-    for pack in packs:
+    for pack, entries in sorted(by_folder.items()):
         click.echo(f"checkpoint pack ({pack}):")
-        _echo_entries([entry for entry in listing["packaged"] if str(Path(entry["folder"]).parent) == pack])
+        _echo_entries(entries)
     if listing["archived_not_installed"]:
         click.echo(f"archived, not installed (pip install {ARCHIVE_DISTRIBUTION}):")
         for name in listing["archived_not_installed"]:

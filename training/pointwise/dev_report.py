@@ -169,6 +169,19 @@ def paired_difference(first: Dict[str, Dict[str, Tuple[float, int]]], second: Di
             "p_not_better": float((differences <= 0).mean())}
 
 
+def option_summary(option: Dict[str, Any], comparisons: Sequence[Tuple[str, str]] = ()) -> str:
+    """One line of an option's dev numbers (what :func:`evaluate_option` returns): human_dev dev-select mean and per
+    set, then each paired difference ``option[key]`` named in ``comparisons`` as ``(label, key)``, then synthetic
+    dev and the order and truncation checks."""
+    note = "".join(f" {label} {option[key]['difference']:+.3f} {option[key]['interval']}"
+                   for label, key in comparisons if key in option)
+    return (f"human {option['human_mean']:.3f} "
+            f"({', '.join(f'{k} {v:.3f}' for k, v in option['human'].items())}){note} | "
+            f"synth acc {option['synthetic_accuracy']:.3f} auc {option['synthetic_auc']:.3f} | "
+            f"own_shuffle {option['own_shuffle']:.3f} first>whole {option['first_beats_whole']:.3f} "
+            f"gap_sd {option['truncation_gap_sd']:+.2f} count_rho {option['count_spearman']:+.2f}")
+
+
 def main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkpoints", nargs="+")
@@ -193,12 +206,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps({"options": options, "seconds": time.perf_counter() - started}, indent=1))
     for option in options:
-        print(f"{option['checkpoint']} w={option['weight']}: human {option['human_mean']:.3f} "
-              f"({', '.join(f'{k} {v:.3f}' for k, v in option['human'].items())}) "
-              f"vs first {option['vs_first']['difference']:+.3f} {option['vs_first']['interval']} | "
-              f"synth acc {option['synthetic_accuracy']:.3f} auc {option['synthetic_auc']:.3f} | "
-              f"own_shuffle {option['own_shuffle']:.3f} first>whole {option['first_beats_whole']:.3f} "
-              f"gap_sd {option['truncation_gap_sd']:+.2f} count_rho {option['count_spearman']:+.2f}")
+        print(f"{option['checkpoint']} w={option['weight']}: "
+              + option_summary(option, [("vs first", "vs_first")]))
 
 
 if __name__ == "__main__":
