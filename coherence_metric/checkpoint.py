@@ -34,6 +34,7 @@ from .checkpoint_config import (
     DELTA_FILE,
     FLAVOURS,
     HEAD_FILE,
+    LAYER_CUT_FORMAT_VERSION,
     LOCAL_KEY,
     LOCAL_TERM_FORMAT_VERSION,
     REFERENCE_FLAVOUR,
@@ -178,6 +179,7 @@ def save_checkpoint(
         library_versions=_library_versions(),
         format_version=_format_version(model),
         sentence_scorer=None if model.sentence_scorer is None else model.sentence_scorer.shape.to_dict(),
+        num_layers=model.num_layers,
     )
     config.write(target)
     logger.info("saved %s checkpoint to %s", flavour, target)
@@ -246,7 +248,7 @@ def add_sentence_scorer(
     config.training = {**config.training, "base_checkpoint": config.fingerprint(),
                        "sentence_scorer": dict(training or {})}
     config.files = hash_folder_files(out)
-    config.format_version = SENTENCE_SCORER_FORMAT_VERSION
+    config.format_version = _keeping_layer_cut(config, SENTENCE_SCORER_FORMAT_VERSION)
     config.sentence_scorer = scorer.shape.to_dict()
     config.library_versions = _library_versions()
     config.write(out)
@@ -280,7 +282,7 @@ def remove_sentence_scorer(source: PathLike, target: PathLike, overwrite: bool =
     config.training = {key: value for key, value in config.training.items()
                        if key not in ("base_checkpoint", "sentence_scorer")}
     config.files = hash_folder_files(out)
-    config.format_version = COHESION_FORMAT_VERSION if COHESION_KEY in tensors else 1
+    config.format_version = _keeping_layer_cut(config, COHESION_FORMAT_VERSION if COHESION_KEY in tensors else 1)
     config.sentence_scorer = None
     config.write(out)
     if expected is not None and expected not in (config.fingerprint(), config.files_fingerprint()):
@@ -290,8 +292,15 @@ def remove_sentence_scorer(source: PathLike, target: PathLike, overwrite: bool =
     return out
 
 
+def _keeping_layer_cut(config: CheckpointConfig, version: int) -> int:
+    """The format of a copy whose term needs ``version``: a cut backbone (``num_layers``) still needs format 6."""
+    return max(version, LAYER_CUT_FORMAT_VERSION) if config.num_layers is not None else version
+
+
 def _format_version(model: CoherenceModel) -> int:
     """The oldest format that describes the model, so older releases keep reading what they score correctly."""
+    if model.num_layers is not None:
+        return LAYER_CUT_FORMAT_VERSION
     if model.local_weight is not None:
         return LOCAL_TERM_FORMAT_VERSION
     if model.sentence_scorer is not None:
@@ -365,7 +374,7 @@ def set_local_term(base: PathLike, target: PathLike, weight: float, training: Op
     config.training = {**config.training, "base_checkpoint": config.fingerprint(),
                        "local_term": {"weight": float(weight), **dict(training or {})}}
     config.files = hash_folder_files(out)
-    config.format_version = LOCAL_TERM_FORMAT_VERSION
+    config.format_version = _keeping_layer_cut(config, LOCAL_TERM_FORMAT_VERSION)
     config.library_versions = _library_versions()
     config.write(out)
     logger.info("wrote %s: %s with a local term of weight %s", out, source, weight)
@@ -518,15 +527,30 @@ def _apply_delta(backbone: nn.Module, path: Path) -> None:
             state[name].copy_(tensor.to(state[name].dtype))
 
 
+def _cut_backbone(backbone: nn.Module, count: int, source: Path) -> None:
+    """Cut the named backbone to the checkpoint's ``num_layers`` before its weights are applied: a delta tensor of a
+    layer the model does not keep is then unknown, hence refused."""
+    from .layers import keep_first_layers
+
+    try:
+        keep_first_layers(backbone, count)
+    except InputError as error:
+        raise CheckpointError(f"{source / CONFIG_NAME} does not fit its backbone: {error}") from None
+
+
 def _build_backbone(config: CheckpointConfig, source: Path) -> Tuple[nn.Module, Any]:
     """The checkpoint's backbone with its weights in place (full, base + adapter, or base + delta)."""
     if config.flavour == "full":
         backbone = load_encoder(source / BACKBONE_DIR)
         tokenizer_source = source / BACKBONE_DIR
+        if config.num_layers is not None:
+            _cut_backbone(backbone, config.num_layers, source)
     else:
         base_folder = resolve_backbone_folder(config.backbone, checkpoint=source, listed=config.files)
         backbone = load_encoder(base_folder)
         tokenizer_source = base_folder
+        if config.num_layers is not None:
+            _cut_backbone(backbone, config.num_layers, source)
         if config.flavour == "adapter":
             try:
                 from peft import PeftModel
@@ -585,6 +609,7 @@ def load_checkpoint(folder: PathLike, verify: bool = True) -> LoadedCheckpoint:
         sentence_scorer=sentence_scorer,
         local_weight=local_weight,
     )
+    model.num_layers = config.num_layers
     model.eval()
     return LoadedCheckpoint(model=model, tokenizer=tokenizer, config=config, folder=source)
 

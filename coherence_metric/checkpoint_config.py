@@ -16,7 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from .errors import CheckpointError
 
 CONFIG_NAME = "coherence_config.json"
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 """The newest format this code reads. Checkpoints are written in the oldest format that describes them, so
 older releases keep reading what they can score correctly."""
 COHESION_FORMAT_VERSION = 2
@@ -29,12 +29,16 @@ LOCAL_TERM_FORMAT_VERSION = 4
 """Format 4 adds the local term (``local_weight`` in the head file): a text's score mixes in the mean score of its
 adjacent sentence pairs, each scored alone by the same model; a release that reads only format 3 would ignore it."""
 LOCAL_KEY = "local_weight"
-TRANSITION_TERM_FORMAT_VERSION = 5
+TRANSITION_TERM_FORMAT_VERSION = 6
 """Format 5 adds the ``reference`` flavour and the transition term. A reference checkpoint holds no weights: ``base``
 names a checkpoint shipped in the package (its name and fingerprint, checked at load), so a new scoring setting over
 existing weights ships without copying them; ``transition_term`` mixes into each text's score the mean boundary logit
 of a transition model (:mod:`coherence_metric.transition_term`). A release that reads only format 4 would score the
 base alone, so it must refuse such a checkpoint."""
+LAYER_CUT_FORMAT_VERSION = 6
+"""Format 6 adds ``num_layers``: the model keeps the first ``num_layers`` transformer layers of the named backbone (a
+smaller, faster student, :mod:`coherence_metric.layers`). A release that reads only format 5 would run every layer of
+the backbone, so it must refuse such a checkpoint."""
 REFERENCE_FLAVOUR = "reference"
 FLAVOURS = ("full", "adapter", "delta", REFERENCE_FLAVOUR)
 POOLINGS = ("last", "cls", "mean")
@@ -52,8 +56,8 @@ FINGERPRINT_SCHEME = 2
 SCORING_FIELDS = ("flavour", "backbone", "pooling", "max_length", "hidden_size", "sentence_scorer", "files")
 """The config fields a loader reads to build the model. ``training``, ``library_versions`` and ``format_version``
 are a record no loader reads, so they stay out of the fingerprint."""
-OPTIONAL_SCORING_FIELDS = ("base", "transition_term")
-"""Scoring fields of format 5, hashed only where set, so every older checkpoint keeps its fingerprint."""
+OPTIONAL_SCORING_FIELDS = ("base", "transition_term", "num_layers")
+"""Scoring fields of formats 5 and 6, hashed only where set, so every older checkpoint keeps its fingerprint."""
 CODE_SUFFIXES = (".py", ".pyc", ".pyo", ".pyd", ".so")
 """Files a checkpoint never holds: transformers imports a folder's Python modules when a config names them."""
 PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle", ".joblib", ".h5", ".msgpack", ".npy", ".npz")
@@ -108,6 +112,7 @@ class CheckpointConfig:
     sentence_scorer: Optional[Dict[str, int]] = None
     base: Optional[Dict[str, str]] = None
     transition_term: Optional[Dict[str, Any]] = None
+    num_layers: Optional[int] = None
 
     def fingerprint(self) -> str:
         """A short hash of the files' sha256 and of every config field that can change a score (``SCORING_FIELDS``,
@@ -168,6 +173,7 @@ def read_checkpoint_config(folder: Path) -> CheckpointConfig:
         else None,
         base=_base_reference(data, path),
         transition_term=_transition_term(data, path),
+        num_layers=_num_layers(data, path),
     )
     problem = unverified_backbone(config)
     if problem:
@@ -289,6 +295,21 @@ def _transition_term(data: Dict[str, Any], path: Path) -> Optional[Dict[str, Any
         raise CheckpointError(f"{path} is corrupt: transition_term must name a packaged transition model, its "
                               f"fingerprint and a weight between 0 and 1, got {_shown(value)}")
     return dict(value)
+
+
+def _num_layers(data: Dict[str, Any], path: Path) -> Optional[int]:
+    """``num_layers``: how many of the backbone's first transformer layers the model keeps (format 6; None: all).
+    A reference checkpoint takes its base's model as it is, so it carries none."""
+    if data.get("num_layers") is None:
+        return None
+    if data.get("flavour") == REFERENCE_FLAVOUR:
+        raise CheckpointError(f"{path} is corrupt: num_layers is set, but a {REFERENCE_FLAVOUR} checkpoint takes its "
+                              "base's model as it is")
+    count = _positive_int(data, "num_layers", path)
+    if isinstance(data.get("format_version"), int) and data["format_version"] < LAYER_CUT_FORMAT_VERSION:
+        raise CheckpointError(f"{path} is corrupt: num_layers needs format_version {LAYER_CUT_FORMAT_VERSION}, "
+                              f"got {data['format_version']}")
+    return count
 
 
 def _is_sha256(value: Any) -> bool:

@@ -79,6 +79,9 @@ class CoherenceModel(nn.Module):
     sentence_scorer: Optional[SentenceLevelScorer]
     #: Set by a reference checkpoint (format 5): a transition model's mean boundary logit mixed into the score.
     transition_term: Optional[TransitionTerm] = None
+    #: Set when the backbone keeps only its first layers (:func:`coherence_metric.layers.keep_first_layers`): the
+    #: count a checkpoint records (format 6), so the loader cuts the named backbone the same way.
+    num_layers: Optional[int] = None
 
     def __init__(
         self,
@@ -115,6 +118,14 @@ class CoherenceModel(nn.Module):
     def hidden_size(self) -> int:
         """Width of the document vector z."""
         return int(self.head.in_features)
+
+    def keep_first_layers(self, count: int) -> None:
+        """Keep the backbone's first ``count`` transformer layers (a faster student that training then adapts); the
+        checkpoint records the count. Raises InputError for a count outside 1..the backbone's layers."""
+        from .layers import keep_first_layers
+
+        keep_first_layers(self.backbone, count)
+        self.num_layers = count
 
     def document_vectors(self, input_ids: torch.Tensor, attention_mask: torch.Tensor) -> torch.Tensor:
         """The pooled document representation z, before the head (the momentum loss works on it)."""

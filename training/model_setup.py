@@ -12,6 +12,7 @@ from torch import nn
 from coherence_metric.backbones import resolve_backbone_folder
 from coherence_metric.checkpoint_config import BackboneSpec, sha256_of_file
 from coherence_metric.errors import InputError
+from coherence_metric.layers import encoder_layers
 from coherence_metric.model import CoherenceModel
 
 from .config import RecipeConfig
@@ -25,15 +26,6 @@ def backbone_folder(name_or_path: str, revision: Any = None) -> Path:
     if path.is_dir():
         return path
     return resolve_backbone_folder(BackboneSpec(name_or_path=name_or_path, revision=revision))
-
-
-def encoder_layers(backbone: nn.Module) -> nn.ModuleList:
-    """The stack of transformer layers: ``encoder.layer`` for BERT-like models, ``layer`` for XLNet."""
-    encoder = getattr(backbone, "encoder", None)
-    layers = getattr(encoder, "layer", None) if encoder is not None else getattr(backbone, "layer", None)
-    if not isinstance(layers, nn.ModuleList):
-        raise InputError(f"cannot find the transformer layers of a {type(backbone).__name__} to freeze")
-    return layers
 
 
 def freeze(backbone: nn.Module, freeze_embeddings: bool, train_layers: Any) -> None:
@@ -106,6 +98,8 @@ def start_from_checkpoint(model: CoherenceModel, name: str) -> None:
     if loaded.model.sentence_scorer is not None:
         raise InputError(f"init_checkpoint {name!r} has a sentence-level term, which this recipe would drop: start "
                          "from the checkpoint it was added to (its config's training.base_checkpoint)")
+    if loaded.model.num_layers is not None:  # a cut start: the model keeps its depth before any further cut
+        model.keep_first_layers(loaded.model.num_layers)
     model.backbone.load_state_dict(loaded.model.backbone.state_dict())
     model.head.load_state_dict(loaded.model.head.state_dict())
     logger.info("model: starting from checkpoint %s", name)

@@ -126,12 +126,16 @@ def test_the_default_is_the_committed_boundary_recipe_started_from_the_0_4_defau
     """MODELS.md's provenance: `coherence-metric train run training/configs/cpu-minilm-joint-boundary.yaml` with no
     override, its last step (also its best select_joint step): the 0.4.0 default trained one more pass with the
     boundary head beside it. The head is a training signal only: the checkpoint is a plain document model, the
-    architecture and size of the 0.4.0 default."""
+    architecture and size of the 0.4.0 default (``model.num_layers``, added in 0.8.0, at its no-op default)."""
+    from coherence_metric.training.pointwise.recipe import PointwiseRecipe
+
     config = read_checkpoint_config(DEFAULT_DIR)
     assert config.training["family"] == "pointwise" and config.sentence_scorer is None
-    assert "local_term" not in config.training and config.format_version == 1
+    assert "local_term" not in config.training and config.format_version == 1 and config.num_layers is None
     recorded = config.training["recipe"]
-    assert recorded == json.loads(json.dumps(asdict(load_pointwise_recipe(BOUNDARY_RECIPE))))
+    committed = json.loads(json.dumps(asdict(load_pointwise_recipe(BOUNDARY_RECIPE))))
+    _recorded_matches_committed(recorded, committed, json.loads(json.dumps(asdict(PointwiseRecipe()))))
+    assert committed["model"]["num_layers"] is None
     assert recorded["model"]["init_checkpoint"] == LONG_NAME and recorded["objective"]["boundary_distil_weight"] > 0
     files = {path.name for path in DEFAULT_DIR.iterdir()}
     assert files == {path.name for path in LONG_DIR.iterdir()}

@@ -11,7 +11,7 @@ import pytest
 
 from coherence_metric import CoherenceScorer
 from coherence_metric.checkpoint import load_checkpoint, write_transition_term
-from coherence_metric.checkpoint_config import CONFIG_NAME, read_checkpoint_config
+from coherence_metric.checkpoint_config import CONFIG_NAME, FORMAT_VERSION, read_checkpoint_config
 from coherence_metric.errors import CheckpointError, InputError
 from coherence_metric.profiling import TRANSITION_PASS
 from coherence_metric.registry import PACKAGED_CHECKPOINTS_DIR
@@ -121,8 +121,10 @@ def test_writing_one_over_a_base_with_a_local_term_is_refused_as_loading_would(t
 
 
 def test_an_older_release_is_told_to_upgrade_not_given_the_base_alone(tmp_path):
-    folder = _copy_with(tmp_path, format_version=6)
-    with pytest.raises(CheckpointError, match="format 6, but coherence-metric .* reads up to format 5"):
+    """A release reading up to format N meets format N + 1 (as format 4's met the transition term's 5)."""
+    folder = _copy_with(tmp_path, format_version=FORMAT_VERSION + 1)
+    with pytest.raises(CheckpointError, match=f"format {FORMAT_VERSION + 1}, but coherence-metric .* reads up to "
+                                              f"format {FORMAT_VERSION}"):
         load_checkpoint(folder)
 
 

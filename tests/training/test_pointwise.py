@@ -205,3 +205,40 @@ def test_passes_split_by_length_score_like_one_pass(tiny_bert_dir):
         with torch.no_grad():
             scores.append(objective._forward(texts, torch.device("cpu")))
     assert torch.allclose(scores[0], scores[1], atol=1e-5)
+
+
+def test_a_student_run_keeps_the_first_layers_and_its_checkpoint_loads_cut(shared_data, tiny_bert_dir, tmp_path):
+    """``model.num_layers`` trains a cut model (issue 41's speed lever); the delta checkpoint records the depth, the
+    scorer loads it cut over the same backbone, and a recipe starting from it keeps that depth."""
+    from coherence_metric import CoherenceScorer
+    from coherence_metric.layers import encoder_layers
+    from coherence_metric.training.pointwise.recipe import PointwiseModelSection, PointwiseRecipe, build_model
+
+    recipe = tmp_path / "student.yaml"
+    recipe.write_text(json.dumps({
+        "family": "pointwise",
+        "model": {"backbone": str(tiny_bert_dir), "max_length": 64, "train_layers": None, "num_layers": 1},
+        "data": {"corpora": ["lee"], "train_documents": 4, "dev_documents": 2, "decontaminate": False,
+                 "negatives": {"shuffle": 1}},
+        "objective": {"batch_size": 2, "bf16": False, "save_flavour": "delta"},
+        "loop": {"output_dir": str(tmp_path / "run"), "max_steps": 1, "eval_every": 1, "lr": 1e-4},
+    }), encoding="utf-8")
+    run_recipe(recipe, {}, progress=False)
+    final = tmp_path / "run" / "final"
+    assert json.loads((final / "coherence_config.json").read_text())["num_layers"] == 1
+    scorer = CoherenceScorer(str(final))
+    assert len(encoder_layers(scorer.model.backbone)) == 1
+    assert all(math.isfinite(value) for value in scorer.score(["One sentence.", "Two. Sentences."]).scores)
+    restarted, _ = build_model(PointwiseRecipe(model=PointwiseModelSection(
+        backbone=str(tiny_bert_dir), max_length=64, train_layers=None, init_checkpoint=str(final))))
+    assert restarted.num_layers == 1 and len(encoder_layers(restarted.backbone)) == 1
+
+
+@pytest.mark.parametrize("count, message", [(0, "model.num_layers must be a positive integer"),
+                                            (3, "num_layers must be between 1 and the backbone's 2 layers, got 3")])
+def test_a_student_depth_outside_the_backbone_is_refused(tiny_bert_dir, count, message):
+    from coherence_metric.training.pointwise.recipe import build_model
+
+    with pytest.raises(InputError, match=message):
+        build_model(recipe_from_mapping({"family": "pointwise", "model": {"backbone": str(tiny_bert_dir),
+                                                                          "num_layers": count}}, "student.yaml"))

@@ -32,6 +32,8 @@ class PointwiseModelSection:
     ``train_layers`` top transformer layers train (None: all but the embeddings, 0: the head alone, a
     frozen-encoder probe); the embeddings stay frozen so that a ``delta`` checkpoint stays small.
     ``init_checkpoint`` starts from a coherence checkpoint's weights (its head and backbone) instead.
+    ``num_layers`` keeps only the first transformer layers of that start (None: all): a faster student, which the
+    recipe then trains; its checkpoint records the count (format 6) and loads on the same public backbone.
     """
 
     backbone: str = "sentence-transformers/all-MiniLM-L6-v2"
@@ -40,6 +42,7 @@ class PointwiseModelSection:
     max_length: int = 256
     train_layers: Optional[int] = 2
     init_checkpoint: Optional[str] = None
+    num_layers: Optional[int] = None
     device: str = "cpu"
 
 
@@ -67,6 +70,11 @@ def recipe_from_mapping(values: Dict[str, Any], where: str) -> PointwiseRecipe:
     recipe.objective.check(where)
     if recipe.model.train_layers is not None and recipe.model.train_layers < 0:
         raise InputError(f"{where}: model.train_layers must be >= 0 (or null)")
+    if recipe.model.num_layers is not None and (isinstance(recipe.model.num_layers, bool)
+                                                 or not isinstance(recipe.model.num_layers, int)
+                                                 or recipe.model.num_layers < 1):
+        raise InputError(f"{where}: model.num_layers must be a positive integer (or null), got "
+                         f"{recipe.model.num_layers!r}")
     if recipe.model.train_layers == 0 and recipe.objective.save_flavour == "delta":
         raise InputError(f"{where}: model.train_layers 0 trains the head alone, which a delta checkpoint cannot hold "
                          "(it stores changed backbone tensors): set objective.save_flavour: full")
@@ -99,6 +107,8 @@ def build_model(recipe: PointwiseRecipe) -> Tuple[Any, Any]:
                                        weights_sha256=sha256_of_file(weights) if weights.is_file() else None)
     if section.init_checkpoint:
         start_from_checkpoint(model, section.init_checkpoint)
+    if section.num_layers is not None:
+        model.keep_first_layers(section.num_layers)
     freeze(model.backbone, True, section.train_layers)
     return model.to(section.device), AutoTokenizer.from_pretrained(str(folder), trust_remote_code=False)
 
