@@ -242,3 +242,48 @@ def test_a_student_depth_outside_the_backbone_is_refused(tiny_bert_dir, count, m
     with pytest.raises(InputError, match=message):
         build_model(recipe_from_mapping({"family": "pointwise", "model": {"backbone": str(tiny_bert_dir),
                                                                           "num_layers": count}}, "student.yaml"))
+
+
+def test_a_student_learns_its_teachers_score_and_a_teacher_on_another_backbone_is_refused(shared_data, tiny_bert_dir,
+                                                                                         bert_checkpoint, tmp_path):
+    """``objective.score_teacher``: the step adds the squared score difference to a frozen checkpoint (logged as
+    ``score_distillation``); the teacher must stand on the student's backbone weights."""
+    import shutil
+
+    teacher = tmp_path / "teacher"
+    shutil.copytree(bert_checkpoint, teacher)
+    recipe = {
+        "family": "pointwise",
+        "model": {"backbone": str(tiny_bert_dir), "max_length": 64, "train_layers": None, "num_layers": 1,
+                  "init_checkpoint": str(teacher)},
+        "data": {"corpora": ["lee"], "train_documents": 4, "dev_documents": 2, "decontaminate": False,
+                 "negatives": {"shuffle": 1}},
+        "objective": {"batch_size": 2, "bf16": False, "save_flavour": "full", "score_teacher": str(teacher),
+                      "score_distil_weight": 1.0},
+        "loop": {"output_dir": str(tmp_path / "run"), "max_steps": 2, "eval_every": 2, "lr": 1e-4},
+    }
+    path = tmp_path / "student.yaml"
+    path.write_text(json.dumps(recipe), encoding="utf-8")
+    run_recipe(path, {}, progress=False)
+    records = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    logged = [record["score_distillation"] for record in records if "score_distillation" in record]
+    assert logged and all(math.isfinite(value) and value >= 0 for value in logged)
+
+    with pytest.raises(InputError, match="score_teacher and a positive score_distil_weight go together"):
+        recipe_from_mapping({**recipe, "objective": {"score_distil_weight": 1.0}}, "student.yaml")
+    from transformers import AutoTokenizer
+
+    from coherence_metric.checkpoint import save_checkpoint
+    from coherence_metric.training.pointwise.objective import load_score_teacher
+    from coherence_metric.training.pointwise.recipe import build_model
+
+    other, _ = build_model(recipe_from_mapping({"family": "pointwise", "model": {
+        "backbone": str(tiny_bert_dir), "max_length": 64}}, "student.yaml"))
+    with_term = tmp_path / "with-term"
+    other.cohesion_weight = torch.tensor(1.0)
+    save_checkpoint(other, with_term, tokenizer=AutoTokenizer.from_pretrained(str(tiny_bert_dir)), flavour="full")
+    with pytest.raises(InputError, match="adds a term to its document score"):
+        load_score_teacher(str(with_term), other)
+    other.backbone_spec.weights_sha256 = "0" * 64
+    with pytest.raises(InputError, match="stands on another backbone than the model it teaches"):
+        load_score_teacher(str(teacher), other)

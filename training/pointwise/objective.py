@@ -63,6 +63,10 @@ class PointwiseObjectiveSection:
         boundary_teacher: the packaged transition model (or folder) whose boundary logits the head learns.
         boundary_lr: the boundary head's learning rate (a fresh head; the encoder moves at the loop's rate).
         boundary_width: the boundary head's hidden width.
+        score_teacher: a coherence checkpoint (packaged name or folder) on the same backbone whose whole-text score
+            the model learns to give (a smaller student, ``model.num_layers``, kept close to the model it replaces).
+        score_distil_weight: weight of the mean squared difference between the model's and the teacher's score of
+            every text of a step (positives, negatives and leads); 0: no teacher.
     """
 
     batch_size: int = 8
@@ -81,6 +85,8 @@ class PointwiseObjectiveSection:
     boundary_teacher: str = "tm-minilm-2026.11"
     boundary_lr: float = 1e-3
     boundary_width: int = 256
+    score_teacher: Optional[str] = None
+    score_distil_weight: float = 0.0
 
     @property
     def boundary(self) -> bool:
@@ -101,6 +107,8 @@ class PointwiseObjectiveSection:
              "objective.boundary_distil_weight and boundary_rank_weight must be >= 0"),
             (self.boundary_lr > 0 and self.boundary_width >= 1,
              "objective.boundary_lr must be positive and boundary_width >= 1"),
+            (self.score_distil_weight >= 0 and (self.score_distil_weight == 0) == (self.score_teacher is None),
+             "objective.score_teacher and a positive score_distil_weight go together"),
         ]
         refuse_failed(checks, where)
 
@@ -148,6 +156,23 @@ def ranking_auc(positive: Sequence[float], negative: Sequence[float]) -> float:
     return float(((difference > 0).double() + 0.5 * (difference == 0).double()).mean())
 
 
+def load_score_teacher(name: str, student: CoherenceModel) -> CoherenceModel:
+    """The frozen, eval-mode document model of checkpoint ``name``; it must stand on the student's backbone (same
+    weights sha256, so the same tokenizer reads both) and score with the document pass alone."""
+    from coherence_metric.checkpoint import load_checkpoint
+    from coherence_metric.registry import resolve_model
+
+    teacher = load_checkpoint(resolve_model(name, local_files_only=True).folder).model
+    if teacher.backbone_spec.weights_sha256 != student.backbone_spec.weights_sha256:
+        raise InputError(f"objective.score_teacher {name!r} stands on another backbone than the model it teaches")
+    if (teacher.sentence_scorer is not None or teacher.cohesion_weight is not None
+            or teacher.local_weight is not None or teacher.transition_term is not None):
+        raise InputError(f"objective.score_teacher {name!r} adds a term to its document score, which the student "
+                         "could not learn from the document pass: name its base checkpoint")
+    teacher.eval().requires_grad_(False)
+    return teacher.to(next(student.parameters()).device)
+
+
 class PointwiseObjective:
     """The :class:`coherence_metric.training.loop.Objective` of a pointwise recipe (batches addressed by position)."""
 
@@ -166,6 +191,8 @@ class PointwiseObjective:
             self.teacher = TransitionModel(section.boundary_teacher)
             # Resume restores the head too; the checkpoint (save) is the model alone.
             self.module = nn.ModuleDict({"model": model, "boundary_head": self.boundary_head})
+        self.score_teacher = None if section.score_teacher is None else load_score_teacher(
+            section.score_teacher, model)
         self.train, self.data, self.section, self.max_length = list(train), data, section, max_length
         self.dev_examples = [make_example(document, dev, data, epoch=0) for document in dev]
         self.dev_texts = build_dev_texts(dev)
@@ -236,16 +263,24 @@ class PointwiseObjective:
                     + self.section.boundary_rank_weight * boundary.ranking)
             parts.update({"boundary_distillation": boundary.distillation.item(),
                           "boundary_ranking": boundary.ranking.item()})
+        if self.score_teacher is not None:
+            with torch.no_grad():
+                taught = self._forward(texts, device, self.score_teacher)
+            distillation = torch.mean((scores - taught) ** 2)
+            loss = loss + self.section.score_distil_weight * distillation
+            parts["score_distillation"] = distillation.item()
         return loss, parts
 
-    def _forward(self, texts: List[List[str]], device: torch.device) -> torch.Tensor:
+    def _forward(self, texts: List[List[str]], device: torch.device,
+                 model: Optional[CoherenceModel] = None) -> torch.Tensor:
         """Scores of ``texts`` in input order: one padded pass, or (``tokens_per_pass``) length-sorted passes under a
         padded-token budget, since a step mixing 256-token windows with one-sentence texts would otherwise pad every
         text to 256 tokens."""
+        model = self.model if model is None else model
         if self.section.tokens_per_pass is None:
             input_ids, mask = encode(self.tokenizer, texts, self.max_length, device)
             with autocast_context("bf16" if self.section.bf16 else "fp32", device):
-                return self.model(input_ids, mask).float()
+                return model(input_ids, mask).float()
         lengths = [len(ids) for ids in self.tokenizer([" ".join(text) for text in texts], truncation=True,
                                                       max_length=self.max_length)["input_ids"]]
         budget = self.section.tokens_per_pass
@@ -254,7 +289,7 @@ class PointwiseObjective:
         for batch in passes:
             input_ids, mask = encode(self.tokenizer, [texts[index] for index in batch], self.max_length, device)
             with autocast_context("bf16" if self.section.bf16 else "fp32", device):
-                parts.append(self.model(input_ids, mask).float())
+                parts.append(model(input_ids, mask).float())
         order = torch.tensor([index for batch in passes for index in batch], device=device)
         scores = torch.empty(len(texts), device=device)
         return scores.index_put((order,), torch.cat(parts))
