@@ -28,6 +28,12 @@ PINNED_SCORES = {"coherent.txt": 1.02879, "shuffled.txt": -0.30808}
 DEFAULT_FINGERPRINT = "dbee8de2bbe8"
 BOUNDARY_RECIPE = REPO_DIR / "training" / "configs" / "cpu-minilm-joint-boundary.yaml"
 
+STUDENT_NAME = "cm-minilm-l5-joint-boundary-2026.11"  # opt-in: the default's five-layer student (MODELS.md)
+STUDENT_DIR = PACKAGED_CHECKPOINTS_DIR / STUDENT_NAME
+STUDENT_PINNED_SCORES = {"coherent.txt": 1.15152, "shuffled.txt": -0.19800}
+STUDENT_FINGERPRINT = "8cf7003b292f"
+STUDENT_RECIPE = REPO_DIR / "training" / "configs" / "cpu-minilm-l5-joint-boundary.yaml"
+
 LONG_NAME = "cm-minilm-joint-long-2026.11"  # `default` in 0.4.0-0.6.0
 LONG_DIR = PACKAGED_CHECKPOINTS_DIR / LONG_NAME
 LONG_PINNED_SCORES = {"coherent.txt": 0.87849, "shuffled.txt": -0.45924}
@@ -61,8 +67,8 @@ def default_scorer() -> CoherenceScorer:
     return CoherenceScorer()
 
 
-@pytest.mark.parametrize("folder", [DEFAULT_DIR, LONG_DIR, JOINT_DIR, POINTWISE_DIR, PREVIOUS_DIR],
-                         ids=[DEFAULT_NAME, LONG_NAME, JOINT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
+@pytest.mark.parametrize("folder", [DEFAULT_DIR, STUDENT_DIR, LONG_DIR, JOINT_DIR, POINTWISE_DIR, PREVIOUS_DIR],
+                         ids=[DEFAULT_NAME, STUDENT_NAME, LONG_NAME, JOINT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
 def test_each_checkpoint_ships_as_a_small_delta(folder) -> None:
     config = read_checkpoint_config(folder)
     assert config.flavour == "delta" and config.backbone.name_or_path == "sentence-transformers/all-MiniLM-L6-v2"
@@ -141,6 +147,30 @@ def test_the_default_is_the_committed_boundary_recipe_started_from_the_0_4_defau
     assert files == {path.name for path in LONG_DIR.iterdir()}
 
 
+def test_the_student_is_the_committed_recipe_a_five_layer_cut_of_the_default_taught_its_score() -> None:
+    """MODELS.md's provenance: `coherence-metric train run training/configs/cpu-minilm-l5-joint-boundary.yaml` with no
+    override, its best select_joint step: the default without its last layer (format 6, ``num_layers: 5``) over the
+    same public backbone, taught the six-layer default's score."""
+    config = read_checkpoint_config(STUDENT_DIR)
+    assert config.flavour == "delta" and config.num_layers == 5 and config.format_version == 6
+    recorded = config.training["recipe"]
+    assert recorded == json.loads(json.dumps(asdict(load_pointwise_recipe(STUDENT_RECIPE))))
+    assert recorded["model"]["init_checkpoint"] == recorded["objective"]["score_teacher"] == DEFAULT_NAME
+    assert config.backbone == read_checkpoint_config(DEFAULT_DIR).backbone
+
+
+def test_the_student_loads_five_layers_and_its_example_scores_are_pinned() -> None:
+    from coherence_metric.layers import encoder_layers
+
+    texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in STUDENT_PINNED_SCORES]
+    scorer = CoherenceScorer(STUDENT_NAME)
+    assert len(encoder_layers(scorer.model.backbone)) == 5
+    result = scorer.score(texts)
+    assert result.scores == pytest.approx(list(STUDENT_PINNED_SCORES.values()), abs=1e-4)
+    assert result.scores[0] > result.scores[1]
+    assert f"|model:{STUDENT_NAME}@{STUDENT_FINGERPRINT}|" in str(result.signature)
+
+
 def test_the_previous_default_is_the_committed_pointwise_recipe() -> None:
     """`cm-minilm-pointwise-2026.11` (0.2.0) is `training/configs/cpu-minilm-pointwise.yaml` as committed; the recipe
     keys added for the joint recipe (0.3.0) are at their no-op defaults in it."""
@@ -162,11 +192,12 @@ def test_the_previous_default_is_the_intrusion_checkpoint_plus_its_sentence_leve
 
 
 @pytest.mark.parametrize("folder, fingerprint", [(DEFAULT_DIR, DEFAULT_FINGERPRINT),
+                                                  (STUDENT_DIR, STUDENT_FINGERPRINT),
                                                   (LONG_DIR, LONG_FINGERPRINT),
                                                   (JOINT_DIR, JOINT_FINGERPRINT),
                                                   (POINTWISE_DIR, POINTWISE_FINGERPRINT),
                                                   (PREVIOUS_DIR, PREVIOUS_FINGERPRINT)],
-                         ids=[DEFAULT_NAME, LONG_NAME, JOINT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
+                         ids=[DEFAULT_NAME, STUDENT_NAME, LONG_NAME, JOINT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
 def test_the_fingerprints_are_pinned(folder, fingerprint) -> None:
     """README's demo quotes them; each changes only with its files or a score-relevant config field."""
     assert read_checkpoint_config(folder).fingerprint() == fingerprint
