@@ -29,7 +29,7 @@ LOCAL_TERM_FORMAT_VERSION = 4
 """Format 4 adds the local term (``local_weight`` in the head file): a text's score mixes in the mean score of its
 adjacent sentence pairs, each scored alone by the same model; a release that reads only format 3 would ignore it."""
 LOCAL_KEY = "local_weight"
-TRANSITION_TERM_FORMAT_VERSION = 6
+TRANSITION_TERM_FORMAT_VERSION = 5
 """Format 5 adds the ``reference`` flavour and the transition term. A reference checkpoint holds no weights: ``base``
 names a checkpoint shipped in the package (its name and fingerprint, checked at load), so a new scoring setting over
 existing weights ships without copying them; ``transition_term`` mixes into each text's score the mean boundary logit

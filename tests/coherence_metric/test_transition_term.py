@@ -139,4 +139,5 @@ def test_writing_one_checks_the_weight_and_the_base(tmp_path):
     folder = write_transition_term(BASE, tmp_path / "c", 0.25)
     written = read_checkpoint_config(folder)
     assert written.flavour == "reference" and written.files == {} and written.transition_term["weight"] == 0.25
+    assert written.format_version == 5, "the oldest format that describes it, so a format-5 release reads it"
     assert written.fingerprint() != read_checkpoint_config(PACKAGED_CHECKPOINTS_DIR / WITH_TERM).fingerprint()
