@@ -9,6 +9,8 @@ before applying the delta, so the delta of a cut layer cannot be applied by mist
 
 from __future__ import annotations
 
+from typing import Iterable
+
 from torch import nn
 
 from .errors import InputError
@@ -33,9 +35,13 @@ def keep_first_layers(backbone: nn.Module, count: int) -> None:
     layers = encoder_layers(backbone)
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= len(layers):
         raise InputError(f"num_layers must be between 1 and the backbone's {len(layers)} layers, got {count!r}")
-    if count == len(layers):
-        return
-    kept = nn.ModuleList(list(layers)[:count])
+    if count < len(layers):
+        keep_layers(backbone, range(count))
+
+
+def keep_layers(backbone: nn.Module, positions: Iterable[int]) -> None:
+    """Keep the transformer layers at ``positions`` (in that order), in place, and set the config's depth to match."""
+    kept = nn.ModuleList([encoder_layers(backbone)[position] for position in positions])
     encoder = getattr(backbone, "encoder", None)
     owner: nn.Module = encoder if isinstance(encoder, nn.Module) else backbone
     owner.layer = kept
@@ -43,7 +49,7 @@ def keep_first_layers(backbone: nn.Module, count: int) -> None:
     if config is not None:
         for key in ("num_hidden_layers", "n_layer"):  # BERT-like, XLNet
             if hasattr(config, key):
-                setattr(config, key, count)
+                setattr(config, key, len(kept))
 
 
-__all__ = ["encoder_layers", "keep_first_layers"]
+__all__ = ["encoder_layers", "keep_first_layers", "keep_layers"]

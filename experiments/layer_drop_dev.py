@@ -19,9 +19,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Optional
 
-import torch
-
 from coherence_metric import CoherenceScorer
+from coherence_metric.layers import encoder_layers, keep_layers
 from coherence_metric.training.pointwise.dev_report import (
     dev_documents,
     evaluate_option,
@@ -33,10 +32,8 @@ from coherence_metric.training.pointwise.dev_report import (
 
 def drop_layer(scorer: CoherenceScorer, index: int) -> None:
     """Remove encoder layer ``index`` from the scorer's backbone, in place."""
-    encoder = scorer.model.backbone.encoder
-    kept = [layer for position, layer in enumerate(encoder.layer) if position != index]
-    encoder.layer = torch.nn.ModuleList(kept)
-    scorer.model.backbone.config.num_hidden_layers = len(kept)
+    backbone = scorer.model.backbone
+    keep_layers(backbone, [position for position in range(len(encoder_layers(backbone))) if position != index])
 
 
 def score_whole(scorer: CoherenceScorer, documents: Dict[str, List[List[str]]]) -> Dict[str, List[float]]:
