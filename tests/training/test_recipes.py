@@ -93,3 +93,37 @@ def test_a_recipe_names_its_family_and_unknown_families_are_refused(tmp_path):
     path.write_text("family: alchemy\n")
     with pytest.raises(InputError, match="unknown family 'alchemy'"):
         recipe_family(read_recipe_mapping(path), str(path))
+
+
+def _pointwise(name: str) -> dict:
+    from dataclasses import asdict
+
+    from coherence_metric.training.pointwise.recipe import load_pointwise_recipe
+
+    return asdict(load_pointwise_recipe(CONFIGS / f"{name}.yaml", {}))
+
+
+def test_the_gpu_joint_recipe_is_the_cpu_joint_recipe_at_gpu_scale_only():
+    """What the GPU run changed is scale (texts per step, documents, steps, one pass per step, the device), never the
+    data's kinds, the negatives or the losses: its dev numbers then speak for the recipe, not for a new one."""
+    cpu, gpu = _pointwise("cpu-minilm-joint"), _pointwise("gpu-minilm-joint")
+    assert (gpu["model"]["device"], gpu["objective"]["batch_size"], gpu["objective"]["tokens_per_pass"]) == (
+        "cuda", 32, None)
+    assert (gpu["data"]["train_documents"], gpu["loop"]["max_steps"], gpu["loop"]["lr"]) == (5000, 3000, 4e-5)
+    scale = {"model": ["device"], "data": ["train_documents"], "objective": ["batch_size", "tokens_per_pass"],
+             "loop": ["output_dir", "max_steps", "lr", "warmup_steps", "eval_every", "log_every", "save_every"]}
+    for recipe in (cpu, gpu):
+        for section, keys in scale.items():
+            for key in keys:
+                recipe[section].pop(key)
+    assert gpu == cpu
+
+
+def test_the_gpu_boundary_recipe_is_the_boundary_recipe_from_the_gpu_run():
+    boundary, gpu = _pointwise("cpu-minilm-joint-boundary"), _pointwise("cpu-minilm-gpu-joint-boundary")
+    assert (gpu["model"]["init_checkpoint"], gpu["loop"]["output_dir"]) == ("runs/gpu-joint/final",
+                                                                             "runs/gpu-joint-boundary")
+    for recipe in (boundary, gpu):
+        recipe["model"].pop("init_checkpoint")
+        recipe["loop"].pop("output_dir")
+    assert gpu == boundary
