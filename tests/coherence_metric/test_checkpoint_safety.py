@@ -25,7 +25,7 @@ from ..conftest import EXAMPLES_DIR
 
 TEXTS = ["The river rose slowly through the night. By morning the lower fields were under water.",
          "Farmers moved their animals to the hills. The road was closed before noon."]
-DEFAULT_NAME = "cm-minilm-joint-boundary-2026.11"  # what `default` names in this release
+DEFAULT_NAME = "cm-minilm-gpu-joint-2026.11"  # what `default` names in this release
 BACKBONE_ID = "sentence-transformers/all-MiniLM-L6-v2"
 EXAMPLES = [(EXAMPLES_DIR / "coherent.txt").read_text(encoding="utf-8"),
             (EXAMPLES_DIR / "shuffled.txt").read_text(encoding="utf-8")]

@@ -154,22 +154,23 @@ def test_models_lists_immutable_names_with_fingerprints_and_the_default_alias(ru
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith("packaged (") and lines[0].endswith("coherence_metric/checkpoints):")
-    assert [lines[index].split() for index in (1, 3, 5, 7)] == [
-        ["cm-minilm-joint-boundary-2026.11", "dbee8de2bbe8"],
+    assert [lines[index].split() for index in (1, 3, 5, 7, 9)] == [
+        ["cm-minilm-gpu-joint-2026.11", "5c7a070b1482"], ["cm-minilm-joint-boundary-2026.11", "dbee8de2bbe8"],
         ["cm-minilm-joint-long-2026.11", "591f5e97f14c"], ["cm-minilm-joint-long-tm-2026.11", "fafcd2865778"],
         ["cm-minilm-l5-joint-boundary-2026.11", "8cf7003b292f"]]
-    assert lines[2].startswith("      the 0.4.0 default trained one more pass with a boundary head")
-    assert lines[4].startswith("      the joint recipe trained three times longer")
-    assert lines[6].startswith("      the 0.4.0 default with the transition model")
-    assert lines[8].startswith("      a five-layer student of the 0.7.0 default")
+    assert lines[2].startswith("      the joint recipe trained on a GPU")
+    assert lines[4].startswith("      the 0.4.0 default trained one more pass with a boundary head")
+    assert lines[6].startswith("      the joint recipe trained three times longer")
+    assert lines[8].startswith("      the 0.4.0 default with the transition model")
+    assert lines[10].startswith("      a five-layer student of the 0.7.0 default")
     # past defaults: the archive pack, a distribution of its own (PyPI's 100 MB per file)
-    assert lines[9].startswith("checkpoint pack (") and lines[9].endswith("coherence_metric_archive/checkpoints):")
-    assert [lines[index].split() for index in (10, 12, 14)] == [
+    assert lines[11].startswith("checkpoint pack (") and lines[11].endswith("coherence_metric_archive/checkpoints):")
+    assert [lines[index].split() for index in (12, 14, 16)] == [
         ["cm-minilm-2026.11", "9a5eab21e7f1"], ["cm-minilm-joint-2026.11", "270ef501245f"],
         ["cm-minilm-pointwise-2026.11", "ffa0e578e583"]]
-    assert lines[11].startswith("      the paper's task") and lines[13].startswith("      order, truncation")
-    assert lines[15].startswith("      ranks different texts")
-    assert lines[16:19] == ["aliases:", "  default -> cm-minilm-joint-boundary-2026.11", "Hugging Face cache:"]
+    assert lines[13].startswith("      the paper's task") and lines[15].startswith("      order, truncation")
+    assert lines[17].startswith("      ranks different texts")
+    assert lines[18:21] == ["aliases:", "  default -> cm-minilm-gpu-joint-2026.11", "Hugging Face cache:"]
 
 
 def test_models_as_json(runner):
@@ -180,9 +181,10 @@ def test_models_as_json(runner):
     assert {"name": "cm-minilm-joint-2026.11", "fingerprint": "270ef501245f"} in packaged
     assert {"name": "cm-minilm-joint-long-2026.11", "fingerprint": "591f5e97f14c"} in packaged
     assert {"name": "cm-minilm-joint-boundary-2026.11", "fingerprint": "dbee8de2bbe8"} in packaged
+    assert {"name": "cm-minilm-gpu-joint-2026.11", "fingerprint": "5c7a070b1482"} in packaged
     assert {"name": "cm-minilm-joint-long-tm-2026.11", "fingerprint": "fafcd2865778"} in packaged
     assert {"name": "cm-minilm-l5-joint-boundary-2026.11", "fingerprint": "8cf7003b292f"} in packaged
-    assert data["aliases"] == {"default": "cm-minilm-joint-boundary-2026.11"} and isinstance(data["hub_cache"], list)
+    assert data["aliases"] == {"default": "cm-minilm-gpu-joint-2026.11"} and isinstance(data["hub_cache"], list)
 
 
 def test_models_says_when_no_default_ships(runner, monkeypatch, tmp_path):

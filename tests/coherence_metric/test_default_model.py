@@ -22,13 +22,23 @@ from coherence_metric.version import __version__
 
 from ..conftest import EXAMPLES_DIR, REPO_DIR
 
-DEFAULT_NAME = "cm-minilm-joint-boundary-2026.11"  # the immutable name `default` stands for since 0.7.0 (MODELS.md)
+DEFAULT_NAME = "cm-minilm-gpu-joint-2026.11"  # the immutable name `default` stands for since 0.8.0 (MODELS.md)
 DEFAULT_DIR = PACKAGED_CHECKPOINTS_DIR / DEFAULT_NAME
-PINNED_SCORES = {"coherent.txt": 1.02879, "shuffled.txt": -0.30808}
-DEFAULT_FINGERPRINT = "dbee8de2bbe8"
+PINNED_SCORES = {"coherent.txt": 0.63728, "shuffled.txt": 0.27928}
+DEFAULT_FINGERPRINT = "5c7a070b1482"
+GPU_RECIPE = REPO_DIR / "training" / "configs" / "gpu-minilm-joint.yaml"
+#: Where the device run differed from the committed recipe: it read the backbone from the fp16 copy that
+#: experiments/gpu_joint/export_inputs.py packs (the checkpoint records the public name and the fp32 file's sha256)
+#: and wrote under the device's /tmp (experiments/README.md, "gpu_joint").
+GPU_RUN_OVERRIDES = {"model.backbone": ".dev/gpu/backbone", "loop.output_dir": "/tmp/runs2/long/loop"}
+
+BOUNDARY_NAME = "cm-minilm-joint-boundary-2026.11"  # `default` in 0.7.0
+BOUNDARY_DIR = PACKAGED_CHECKPOINTS_DIR / BOUNDARY_NAME
+BOUNDARY_PINNED_SCORES = {"coherent.txt": 1.02879, "shuffled.txt": -0.30808}
+BOUNDARY_FINGERPRINT = "dbee8de2bbe8"
 BOUNDARY_RECIPE = REPO_DIR / "training" / "configs" / "cpu-minilm-joint-boundary.yaml"
 
-STUDENT_NAME = "cm-minilm-l5-joint-boundary-2026.11"  # opt-in: the default's five-layer student (MODELS.md)
+STUDENT_NAME = "cm-minilm-l5-joint-boundary-2026.11"  # opt-in: the 0.7.0 default's five-layer student (MODELS.md)
 STUDENT_DIR = PACKAGED_CHECKPOINTS_DIR / STUDENT_NAME
 STUDENT_PINNED_SCORES = {"coherent.txt": 1.15152, "shuffled.txt": -0.19800}
 STUDENT_FINGERPRINT = "8cf7003b292f"
@@ -67,8 +77,10 @@ def default_scorer() -> CoherenceScorer:
     return CoherenceScorer()
 
 
-@pytest.mark.parametrize("folder", [DEFAULT_DIR, STUDENT_DIR, LONG_DIR, JOINT_DIR, POINTWISE_DIR, PREVIOUS_DIR],
-                         ids=[DEFAULT_NAME, STUDENT_NAME, LONG_NAME, JOINT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
+@pytest.mark.parametrize("folder", [DEFAULT_DIR, BOUNDARY_DIR, STUDENT_DIR, LONG_DIR, JOINT_DIR, POINTWISE_DIR,
+                                    PREVIOUS_DIR],
+                         ids=[DEFAULT_NAME, BOUNDARY_NAME, STUDENT_NAME, LONG_NAME, JOINT_NAME, POINTWISE_NAME,
+                              PREVIOUS_NAME])
 def test_each_checkpoint_ships_as_a_small_delta(folder) -> None:
     config = read_checkpoint_config(folder)
     assert config.flavour == "delta" and config.backbone.name_or_path == "sentence-transformers/all-MiniLM-L6-v2"
@@ -128,14 +140,34 @@ def test_the_joint_checkpoints_are_the_committed_joint_recipe(folder, overrides)
     assert committed["objective"]["boundary_distil_weight"] == committed["objective"]["boundary_rank_weight"] == 0
 
 
-def test_the_default_is_the_committed_boundary_recipe_started_from_the_0_4_default() -> None:
+def test_the_default_is_the_committed_gpu_joint_recipe_from_the_public_backbone() -> None:
+    """MODELS.md's provenance: `coherence-metric train run training/configs/gpu-minilm-joint.yaml` on one GPU (the
+    device run of experiments/gpu_joint, whose only differences are where it read the backbone and wrote its loop),
+    its last step (also its best select_joint step): the joint recipe's data and losses at 32 texts a step for 3,000
+    steps, from the public backbone (no init checkpoint), trained on a GPU and recorded as such. A plain document
+    model: the architecture and size of every default since 0.3.0."""
+    from coherence_metric.training.pointwise.recipe import PointwiseRecipe
+
+    config = read_checkpoint_config(DEFAULT_DIR)
+    assert config.training["family"] == "pointwise" and config.training["trained_on"] == "gpu"
+    assert config.sentence_scorer is None and "local_term" not in config.training
+    assert config.format_version == 1 and config.num_layers is None
+    recorded = config.training["recipe"]
+    committed = json.loads(json.dumps(asdict(load_pointwise_recipe(GPU_RECIPE, GPU_RUN_OVERRIDES))))
+    _recorded_matches_committed(recorded, committed, json.loads(json.dumps(asdict(PointwiseRecipe()))))
+    assert recorded["model"]["init_checkpoint"] is None and recorded["objective"]["boundary_distil_weight"] == 0
+    assert config.backbone == read_checkpoint_config(BOUNDARY_DIR).backbone  # the public file, by its fp32 sha256
+    assert {path.name for path in DEFAULT_DIR.iterdir()} == {path.name for path in BOUNDARY_DIR.iterdir()}
+
+
+def test_the_0_7_default_is_the_committed_boundary_recipe_started_from_the_0_4_default() -> None:
     """MODELS.md's provenance: `coherence-metric train run training/configs/cpu-minilm-joint-boundary.yaml` with no
     override, its last step (also its best select_joint step): the 0.4.0 default trained one more pass with the
     boundary head beside it. The head is a training signal only: the checkpoint is a plain document model, the
     architecture and size of the 0.4.0 default (``model.num_layers``, added in 0.8.0, at its no-op default)."""
     from coherence_metric.training.pointwise.recipe import PointwiseRecipe
 
-    config = read_checkpoint_config(DEFAULT_DIR)
+    config = read_checkpoint_config(BOUNDARY_DIR)
     assert config.training["family"] == "pointwise" and config.sentence_scorer is None
     assert "local_term" not in config.training and config.format_version == 1 and config.num_layers is None
     recorded = config.training["recipe"]
@@ -143,20 +175,20 @@ def test_the_default_is_the_committed_boundary_recipe_started_from_the_0_4_defau
     _recorded_matches_committed(recorded, committed, json.loads(json.dumps(asdict(PointwiseRecipe()))))
     assert committed["model"]["num_layers"] is None
     assert recorded["model"]["init_checkpoint"] == LONG_NAME and recorded["objective"]["boundary_distil_weight"] > 0
-    files = {path.name for path in DEFAULT_DIR.iterdir()}
+    files = {path.name for path in BOUNDARY_DIR.iterdir()}
     assert files == {path.name for path in LONG_DIR.iterdir()}
 
 
 def test_the_student_is_the_committed_recipe_a_five_layer_cut_of_the_default_taught_its_score() -> None:
     """MODELS.md's provenance: `coherence-metric train run training/configs/cpu-minilm-l5-joint-boundary.yaml` with no
-    override, its best select_joint step: the default without its last layer (format 6, ``num_layers: 5``) over the
-    same public backbone, taught the six-layer default's score."""
+    override, its best select_joint step: the 0.7.0 default without its last layer (format 6, ``num_layers: 5``) over
+    the same public backbone, taught the six-layer default's score."""
     config = read_checkpoint_config(STUDENT_DIR)
     assert config.flavour == "delta" and config.num_layers == 5 and config.format_version == 6
     recorded = config.training["recipe"]
     assert recorded == json.loads(json.dumps(asdict(load_pointwise_recipe(STUDENT_RECIPE))))
-    assert recorded["model"]["init_checkpoint"] == recorded["objective"]["score_teacher"] == DEFAULT_NAME
-    assert config.backbone == read_checkpoint_config(DEFAULT_DIR).backbone
+    assert recorded["model"]["init_checkpoint"] == recorded["objective"]["score_teacher"] == BOUNDARY_NAME
+    assert config.backbone == read_checkpoint_config(BOUNDARY_DIR).backbone
 
 
 def test_the_student_loads_five_layers_and_its_example_scores_are_pinned() -> None:
@@ -192,12 +224,14 @@ def test_the_previous_default_is_the_intrusion_checkpoint_plus_its_sentence_leve
 
 
 @pytest.mark.parametrize("folder, fingerprint", [(DEFAULT_DIR, DEFAULT_FINGERPRINT),
+                                                  (BOUNDARY_DIR, BOUNDARY_FINGERPRINT),
                                                   (STUDENT_DIR, STUDENT_FINGERPRINT),
                                                   (LONG_DIR, LONG_FINGERPRINT),
                                                   (JOINT_DIR, JOINT_FINGERPRINT),
                                                   (POINTWISE_DIR, POINTWISE_FINGERPRINT),
                                                   (PREVIOUS_DIR, PREVIOUS_FINGERPRINT)],
-                         ids=[DEFAULT_NAME, STUDENT_NAME, LONG_NAME, JOINT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
+                         ids=[DEFAULT_NAME, BOUNDARY_NAME, STUDENT_NAME, LONG_NAME, JOINT_NAME, POINTWISE_NAME,
+                              PREVIOUS_NAME])
 def test_the_fingerprints_are_pinned(folder, fingerprint) -> None:
     """README's demo quotes them; each changes only with its files or a score-relevant config field."""
     assert read_checkpoint_config(folder).fingerprint() == fingerprint
@@ -230,35 +264,17 @@ def test_the_example_scores_are_pinned(default_scorer: CoherenceScorer) -> None:
     assert scores == pytest.approx(list(PINNED_SCORES.values()), abs=1e-4)
 
 
-def test_the_0_4_default_still_loads_by_name_with_its_scores() -> None:
-    """Numbers signed `model:cm-minilm-joint-long-2026.11@591f5e97f14c` (every 0.4.0-0.6.0 result) stay
-    reproducible."""
-    texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in LONG_PINNED_SCORES]
-    result = CoherenceScorer(LONG_NAME).score(texts)
-    assert result.scores == pytest.approx(list(LONG_PINNED_SCORES.values()), abs=1e-4)
-    assert f"|model:{LONG_NAME}@{LONG_FINGERPRINT}|" in str(result.signature)
-
-
-def test_the_0_3_default_still_loads_by_name_with_its_scores() -> None:
-    """Numbers signed `model:cm-minilm-joint-2026.11@270ef501245f` (every 0.3.0 result) stay reproducible."""
-    texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in JOINT_PINNED_SCORES]
-    result = CoherenceScorer(JOINT_NAME).score(texts)
-    assert result.scores == pytest.approx(list(JOINT_PINNED_SCORES.values()), abs=1e-4)
-    assert f"|model:{JOINT_NAME}@{JOINT_FINGERPRINT}|" in str(result.signature)
-
-
-def test_the_0_2_default_still_loads_by_name_with_its_scores() -> None:
-    """Numbers signed `model:cm-minilm-pointwise-2026.11@ffa0e578e583` (every 0.2.0 result) stay reproducible."""
-    texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in POINTWISE_PINNED_SCORES]
-    result = CoherenceScorer(POINTWISE_NAME).score(texts)
-    assert result.scores == pytest.approx(list(POINTWISE_PINNED_SCORES.values()), abs=1e-4)
-    assert f"|model:{POINTWISE_NAME}@{POINTWISE_FINGERPRINT}|" in str(result.signature)
-
-
-def test_the_previous_default_still_loads_by_name_with_its_scores() -> None:
-    """Numbers signed `model:cm-minilm-2026.11@9a5eab21e7f1` (every 0.1.0 result) stay reproducible after the
-    alias moved: same folder, same signature, same example scores."""
-    texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in PREVIOUS_PINNED_SCORES]
-    result = CoherenceScorer(PREVIOUS_NAME).score(texts)
-    assert result.scores == pytest.approx(list(PREVIOUS_PINNED_SCORES.values()), abs=1e-4)
-    assert f"|model:{PREVIOUS_NAME}@{PREVIOUS_FINGERPRINT}|" in str(result.signature)
+@pytest.mark.parametrize("name, pinned, fingerprint", [
+    (BOUNDARY_NAME, BOUNDARY_PINNED_SCORES, BOUNDARY_FINGERPRINT),  # every 0.7.0 result
+    (LONG_NAME, LONG_PINNED_SCORES, LONG_FINGERPRINT),  # every 0.4.0-0.6.0 result
+    (JOINT_NAME, JOINT_PINNED_SCORES, JOINT_FINGERPRINT),  # every 0.3.0 result
+    (POINTWISE_NAME, POINTWISE_PINNED_SCORES, POINTWISE_FINGERPRINT),  # every 0.2.0 result
+    (PREVIOUS_NAME, PREVIOUS_PINNED_SCORES, PREVIOUS_FINGERPRINT),  # every 0.1.0 result
+], ids=[BOUNDARY_NAME, LONG_NAME, JOINT_NAME, POINTWISE_NAME, PREVIOUS_NAME])
+def test_every_past_default_still_loads_by_name_with_its_scores(name, pinned, fingerprint) -> None:
+    """Numbers signed `model:<name>@<fingerprint>` by an earlier release stay reproducible after the alias moved:
+    same folder, same signature, same example scores."""
+    texts = [(EXAMPLES_DIR / text).read_text(encoding="utf-8") for text in pinned]
+    result = CoherenceScorer(name).score(texts)
+    assert result.scores == pytest.approx(list(pinned.values()), abs=1e-4)
+    assert f"|model:{name}@{fingerprint}|" in str(result.signature)

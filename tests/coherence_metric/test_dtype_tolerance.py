@@ -2,11 +2,12 @@
 texts: the shipped default on slices of the paper suite's pairs (when the shared data is there) and the packaged
 examples (always).
 
-The bounds come from ``python -m experiments.dtype_tolerance --limit 200 default cm-minilm-2026.11`` (README, "How to
-read the scores"): over 200 pairs of each of the 7 paper-suite sets (1,400 pairs), the default's bf16 scores were at
-most 0.0128 from fp32 (mean 0.0024) and 99.5% of pairs kept their winner. The test allows about 2.3x the largest and
-2.5x the mean difference, asks the issue's 99.5% for the winners of pairs that are not near-ties, and fails when bf16
-stops running at all (every difference 0: autocast silently off).
+The bounds come from ``python -m experiments.dtype_tolerance --limit 200 cm-minilm-gpu-joint-2026.11`` (docs, "How to
+read the scores"; benchmarks/reports/cm-minilm-gpu-joint-2026.11/dtype-tolerance.json): over 200 pairs of each of the 7
+paper-suite sets (1,400 pairs), the 0.8.0 default's bf16 scores were at most 0.0535 from fp32 (mean 0.0034) and 99.7%
+of pairs kept their winner (0.2.0's default, on the same pairs: 0.0128, mean 0.0024).
+The test allows about 2.2x the largest and 2.6x the mean difference, asks the issue's 99.5% for the winners of pairs
+that are not near-ties, and fails when bf16 stops running at all (every difference 0: autocast silently off).
 """
 
 from __future__ import annotations
@@ -22,11 +23,12 @@ from coherence_metric.research.data_dir import find_shared_data_dir
 from ..conftest import EXAMPLES_DIR
 
 #: |bf16 score - fp32 score| allowed per text for the default (README "How to read the scores").
-TOLERANCE = 0.03
+TOLERANCE = 0.12
 #: Mean |bf16 score - fp32 score| allowed over the texts.
-MEAN_TOLERANCE = 0.006
-#: Pairs closer than this in fp32 are near-ties: twice the largest move of one score (0.0128) can flip them.
-NEAR_TIE = 0.026
+MEAN_TOLERANCE = 0.009
+#: Pairs closer than this in fp32 are near-ties: twice the 99th percentile of one score's move (0.0221) can flip them
+#: (the largest move, 0.0535, was one SummEval text of 1,400 pairs' 2,800).
+NEAR_TIE = 0.045
 #: Share of pairs whose winner must be the same in both dtypes.
 SAME_WINNER = 0.995
 #: Pairs per paper-suite set in the slice: enough real texts of every kind, seconds on a CPU.
@@ -90,7 +92,8 @@ def test_bf16_keeps_the_winner_of_the_pairs(both_dtypes):
     clear = [i for i in range(n) if abs(fp32.scores[i] - fp32.scores[n + i]) > NEAR_TIE]
     same = sum(_winner(fp32.scores[i], fp32.scores[n + i]) == _winner(bf16.scores[i], bf16.scores[n + i])
                for i in clear)
-    assert len(clear) >= 0.8 * n  # enough clear pairs for the check to mean something (0.3.0 default: 45 of 51)
+    assert len(clear) >= 0.75 * n  # enough clear pairs for the check to mean something (0.3.0's default: 45 of 51,
+    # 0.8.0's: 40 of 51)
     assert same >= SAME_WINNER * len(clear), f"{len(clear) - same} of {len(clear)} pairs changed winner in bf16"
     # The packaged examples are no near-tie: the coherent text wins in both dtypes.
     assert fp32.scores[0] > fp32.scores[n] and bf16.scores[0] > bf16.scores[n]

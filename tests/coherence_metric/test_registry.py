@@ -61,6 +61,7 @@ def packaged_copy(tmp_path, monkeypatch):
 @pytest.mark.parametrize("content, message", [
     ('{"aliases": {"default": "cm-nowhere-2020.01"}}', "alias 'default' points to 'cm-nowhere-2020.01', which is "
                                                         "not a packaged checkpoint (packaged: cm-minilm-2026.11, "
+                                                        "cm-minilm-gpu-joint-2026.11, "
                                                         "cm-minilm-joint-2026.11, cm-minilm-joint-boundary-2026.11, "
                                                         "cm-minilm-joint-long-2026.11, "
                                                         "cm-minilm-joint-long-tm-2026.11, "
@@ -92,11 +93,12 @@ def test_an_alias_may_name_any_packaged_checkpoint(packaged_copy):
 
 
 def test_unknown_models_list_the_packaged_names_and_aliases():
-    with pytest.raises(ModelNotFoundError, match=r"\(cm-minilm-2026.11, cm-minilm-joint-2026.11, "
+    with pytest.raises(ModelNotFoundError, match=r"\(cm-minilm-2026.11, cm-minilm-gpu-joint-2026.11, "
+                                                 r"cm-minilm-joint-2026.11, "
                                                  r"cm-minilm-joint-boundary-2026.11, "
                                                  r"cm-minilm-joint-long-2026.11, cm-minilm-joint-long-tm-2026.11, "
                                                  r"cm-minilm-l5-joint-boundary-2026.11, cm-minilm-pointwise-2026.11; "
-                                                 r"aliases: default -> cm-minilm-joint-boundary-2026.11\)"):
+                                                 r"aliases: default -> cm-minilm-gpu-joint-2026.11\)"):
         resolve_model("justaname")
 
 
