@@ -103,6 +103,15 @@ def _pointwise(name: str) -> dict:
     return asdict(load_pointwise_recipe(CONFIGS / f"{name}.yaml", {}))
 
 
+def _assert_equal_but_for(first: dict, second: dict, keys: dict) -> None:
+    """Two recipes (as dicts) are equal once ``keys`` (section -> key names) are left out of both."""
+    for recipe in (first, second):
+        for section, names in keys.items():
+            for key in names:
+                recipe[section].pop(key)
+    assert first == second
+
+
 def test_the_gpu_joint_recipe_is_the_cpu_joint_recipe_at_gpu_scale_only():
     """What the GPU run changed is scale (texts per step, documents, steps, one pass per step, the device), never the
     data's kinds, the negatives or the losses: its dev numbers then speak for the recipe, not for a new one."""
@@ -110,20 +119,13 @@ def test_the_gpu_joint_recipe_is_the_cpu_joint_recipe_at_gpu_scale_only():
     assert (gpu["model"]["device"], gpu["objective"]["batch_size"], gpu["objective"]["tokens_per_pass"]) == (
         "cuda", 32, None)
     assert (gpu["data"]["train_documents"], gpu["loop"]["max_steps"], gpu["loop"]["lr"]) == (5000, 3000, 4e-5)
-    scale = {"model": ["device"], "data": ["train_documents"], "objective": ["batch_size", "tokens_per_pass"],
-             "loop": ["output_dir", "max_steps", "lr", "warmup_steps", "eval_every", "log_every", "save_every"]}
-    for recipe in (cpu, gpu):
-        for section, keys in scale.items():
-            for key in keys:
-                recipe[section].pop(key)
-    assert gpu == cpu
+    _assert_equal_but_for(gpu, cpu, {
+        "model": ["device"], "data": ["train_documents"], "objective": ["batch_size", "tokens_per_pass"],
+        "loop": ["output_dir", "max_steps", "lr", "warmup_steps", "eval_every", "log_every", "save_every"]})
 
 
 def test_the_gpu_boundary_recipe_is_the_boundary_recipe_from_the_gpu_run():
     boundary, gpu = _pointwise("cpu-minilm-joint-boundary"), _pointwise("cpu-minilm-gpu-joint-boundary")
     assert (gpu["model"]["init_checkpoint"], gpu["loop"]["output_dir"]) == ("runs/gpu-joint/final",
                                                                              "runs/gpu-joint-boundary")
-    for recipe in (boundary, gpu):
-        recipe["model"].pop("init_checkpoint")
-        recipe["loop"].pop("output_dir")
-    assert gpu == boundary
+    _assert_equal_but_for(gpu, boundary, {"model": ["init_checkpoint"], "loop": ["output_dir"]})
