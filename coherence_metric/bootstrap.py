@@ -29,6 +29,10 @@ keeps the seed in the signature a signed 64-bit integer wherever it is parsed.""
 MIN_PAIRED_INPUTS = 2
 """Fewest inputs a bootstrap interval or p-value is computed from: one input gave a zero-width interval and
 p = 0.001, a "significant" difference out of a single pair."""
+MIN_CLI_RESAMPLES = 100
+"""Fewest resamples the command line accepts: ``--bootstrap 1`` printed a 95% "interval" that was one resample's
+value (excluding its own estimate) and a p-value bound of "<1". 100 puts the 2.5th and 97.5th percentiles between
+resamples and the p-value floor at 1/101. The Python API keeps 1 as its minimum for quick checks."""
 _CHUNK = 50
 
 

@@ -466,6 +466,23 @@ def _local_weight_in_head(folder: Path) -> Optional[float]:
     return None if value is None else float(value.reshape(-1)[0])
 
 
+def _refuse_settings_unlike_base(path: Path, config: CheckpointConfig, base: CheckpointConfig) -> None:
+    """A reference scores with its base's model, so its own backbone, pooling, max_length and hidden_size must be the
+    base's: they were accepted and ignored, a config that said one thing while the scores did another.
+
+    Raises:
+        CheckpointError: naming the first field that differs, both values, and the base.
+    """
+    name = config.base["name"] if config.base is not None else "?"
+    for key in ("pooling", "max_length", "hidden_size", "backbone"):
+        own, based = getattr(config, key), getattr(base, key)
+        if own != based:
+            if key == "backbone":  # the spec's repr is long: its name and revision tell two apart
+                own, based = own.name_or_path + "@" + str(own.revision), based.name_or_path + "@" + str(based.revision)
+            raise CheckpointError(f"{path} is corrupt: {key} {own!r} differs from its base {name!r} ({based!r}), "
+                                  "which does the scoring: a reference checkpoint carries its base's settings")
+
+
 def _load_reference(source: Path, config: CheckpointConfig, verify: bool) -> LoadedCheckpoint:
     """A reference checkpoint: its packaged base, checked against the recorded fingerprint, with the transition
     term attached (its packaged model checked against its recorded fingerprint; loaded when first scored)."""
@@ -480,6 +497,7 @@ def _load_reference(source: Path, config: CheckpointConfig, verify: bool) -> Loa
     if base.config.fingerprint() != config.base["fingerprint"]:
         raise CheckpointError(f"{path}: its base {config.base['name']!r} has fingerprint "
                               f"{base.config.fingerprint()}, not the recorded {config.base['fingerprint']}")
+    _refuse_settings_unlike_base(path, config, base.config)
     model = base.model
     term = config.transition_term
     if term is not None:

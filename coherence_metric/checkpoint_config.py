@@ -65,6 +65,14 @@ PICKLE_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle", ".joblib",
 safetensors, which hold tensors and nothing that runs."""
 CUSTOM_CODE_KEY = "auto_map"
 """The key by which a transformers ``config.json`` or ``tokenizer_config.json`` names code to import."""
+MAX_CONFIG_BYTES = 1 << 20
+"""The largest ``coherence_config.json`` read (1 MiB; the packaged ones are a few KiB). A 1.5 GB sparse config took
+3.3 GB of memory before it was refused as corrupt: the size is checked before a byte is read."""
+FIRST_FORMAT_VERSION = 1
+FIELDS_FORMAT_VERSION = {"sentence_scorer": SENTENCE_SCORER_FORMAT_VERSION}
+"""The first format that has each optional field: a config holding one under an older format_version claims a
+format whose readers would ignore it. ``base`` and ``transition_term`` come with the reference flavour (checked as
+the flavour; elsewhere they are refused as such) and ``num_layers`` is checked where it is read."""
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 _HASH_CHUNK = 1 << 20
 
@@ -207,8 +215,19 @@ def _shown(value: Any) -> str:
 
 
 def _read_json_object(path: Path) -> Dict[str, Any]:
+    """The config's JSON object, read only when at most ``MAX_CONFIG_BYTES`` (checked on the size first, then on the
+    bytes read, so a file that grows in between is caught too)."""
+    size = path.stat().st_size
+    if size > MAX_CONFIG_BYTES:
+        raise CheckpointError(f"{path} is {size} bytes, a config is at most {MAX_CONFIG_BYTES}: the checkpoint is "
+                              "corrupt or not a coherence-metric checkpoint")
+    with open(path, "rb") as handle:
+        raw = handle.read(MAX_CONFIG_BYTES + 1)
+    if len(raw) > MAX_CONFIG_BYTES:
+        raise CheckpointError(f"{path} is over {MAX_CONFIG_BYTES} bytes, a config is at most {MAX_CONFIG_BYTES}: the "
+                              "checkpoint is corrupt or not a coherence-metric checkpoint")
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise CheckpointError(f"{path} is corrupt: not valid JSON ({error})") from None
     if not isinstance(data, dict):
@@ -221,6 +240,16 @@ def _format_version(data: Dict[str, Any], folder: Path, path: Path) -> int:
     version = data.get("format_version")
     if not isinstance(version, int) or isinstance(version, bool):
         raise CheckpointError(f"{path} is corrupt: no integer format_version")
+    if version < FIRST_FORMAT_VERSION:
+        raise CheckpointError(f"{path} is corrupt: format_version must be at least {FIRST_FORMAT_VERSION}, got "
+                              f"{version}")
+    needs = {key: first for key, first in FIELDS_FORMAT_VERSION.items() if data.get(key) is not None}
+    if data.get("flavour") == REFERENCE_FLAVOUR:
+        needs[f"the {REFERENCE_FLAVOUR} flavour"] = TRANSITION_TERM_FORMAT_VERSION
+    for what, first in needs.items():
+        if version < first:  # a reader of that format would ignore the field and score something else
+            raise CheckpointError(f"{path} is corrupt: it claims format_version {version}, but {what} needs "
+                                  f"format_version {first} or later")
     if version > FORMAT_VERSION:
         from .version import __version__
 

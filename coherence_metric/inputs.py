@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import stat
 import sys
+import unicodedata
 from dataclasses import dataclass
-from typing import BinaryIO, Dict, List, Union
+from typing import BinaryIO, Dict, List, Optional, Tuple, Union
 
 from .errors import InputError
 from .texts import INVISIBLE, has_visible_characters, lone_surrogate
@@ -67,13 +69,51 @@ def _read_bytes(path: str) -> bytes:
         raise InputError(f"{path}: cannot read ({error.strerror})") from None
 
 
+_WIDE_BOMS = ((b"\xff\xfe\x00\x00", "UTF-32"), (b"\x00\x00\xfe\xff", "UTF-32"), (b"\xff\xfe", "UTF-16"),
+              (b"\xfe\xff", "UTF-16"))
+"""Byte order marks of the wide encodings, UTF-32's first (its little-endian mark starts with UTF-16's)."""
+
+
+def _wide_encoding(data: bytes) -> Optional[str]:
+    """``UTF-16``/``UTF-32`` (byte order mark) or ``UTF-16LE``/``UTF-16BE`` (none, but a NUL byte beside every
+    ASCII character), else None.
+
+    Why: a UTF-16 file failed as "not valid UTF-8" with advice to convert from latin1, which turns it into garbled
+    text that then scores silently; without a byte order mark its NUL bytes are valid UTF-8 and nothing failed at
+    all. A NUL byte never stands in text, so half the bytes being NUL at alternating positions is UTF-16.
+    """
+    for bom, encoding in _WIDE_BOMS:
+        if data.startswith(bom):
+            return encoding
+    head = data[:4096]
+    if len(head) < 4 or head.count(0) * 4 < len(head):
+        return None
+    odd, even = head[1::2].count(0), head[0::2].count(0)
+    if odd * 4 >= len(head) * 3 // 2 and even * 4 < len(head) // 2:
+        return "UTF-16LE"
+    if even * 4 >= len(head) * 3 // 2 and odd * 4 < len(head) // 2:
+        return "UTF-16BE"
+    return None
+
+
+def _file_argument(name: str) -> str:
+    """``name`` as a shell argument, or nothing for stdin (the command then reads its own stdin)."""
+    return "" if name == "<stdin>" else " " + shlex.quote(name)
+
+
 def _decode(data: bytes, name: str) -> str:
+    """``data`` as text (UTF-8, a UTF-8 byte order mark dropped); other encodings refused with the command that
+    converts them."""
+    wide = _wide_encoding(data)
+    if wide is not None:
+        raise InputError(f"{name} is {wide}, not UTF-8: convert it with `iconv -f {wide} -t UTF-8"
+                         f"{_file_argument(name)} > converted.txt` and score that")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise InputError(
-            f"{name} is not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start}): "
-            "re-encode it as UTF-8, e.g. with `iconv -f latin1 -t utf-8`"
+            f"{name} is not valid UTF-8 (byte 0x{data[error.start]:02x} at offset {error.start}): find its encoding "
+            f"(`file -i{_file_argument(name)}`) and convert it with `iconv -f ENCODING -t UTF-8`"
         ) from None
 
 
@@ -161,14 +201,46 @@ def read_texts(path: str, input_format: str = "doc", field: str = "text") -> Lis
     return texts
 
 
+def _kind_shown(value: object) -> str:
+    """A --group-by value with its JSON type: ``1 (a number)``, ``'1' (a string)``."""
+    return f"{value!r} (a string)" if isinstance(value, str) else f"{value!r} (a number)"
+
+
+def _printed_as(system: str) -> str:
+    """What a system name looks like printed: NFC, without format characters (zero-width space, word joiner, BOM)
+    and surrounding whitespace."""
+    visible = "".join(character for character in system if unicodedata.category(character) != "Cf")
+    return unicodedata.normalize("NFC", visible).strip()
+
+
+def _check_group_name(system: str, name: str, number: int, group_field: str,
+                      looks: Dict[str, Tuple[str, int]]) -> None:
+    """Refuse a system name with nothing visible, or one that prints like an earlier, different name ("A" and
+    "A\u200b" printed as two identical-looking systems, each with half the texts). ``looks`` records the names seen.
+
+    Raises:
+        InputError: naming both lines and both names, escaped (``ascii``) so the difference shows.
+    """
+    if not has_visible_characters(system):
+        raise InputError(f"{name} line {number}: field {group_field!r} has no visible characters "
+                         f"({ascii(system)}): name the system")
+    printed = _printed_as(system)
+    if printed in looks:
+        other, line = looks[printed]
+        raise InputError(f"{name} lines {line} and {number} name systems {ascii(other)} and {ascii(system)} in field "
+                         f"{group_field!r}, which print the same: spell each system's name one way")
+    looks[printed] = (system, number)
+
+
 def read_grouped_texts(path: str, field: str, group_field: str) -> Dict[str, List[InputText]]:
     """Read a JSONL file whose lines say which system wrote them (``group_field``), as one list of texts per
     system, systems in order of first appearance and each system's texts in file order (its i-th text answers
     input i). One read, so ``-`` (stdin) works too.
 
     Raises:
-        InputError: everything ``read_texts`` refuses, and a line without ``group_field`` or with a value that is
-            not a string or a number.
+        InputError: everything ``read_texts`` refuses, and a line without ``group_field``, with null or a value
+            that is not a string or a number, with a name that has nothing visible or prints like another name,
+            or with a number where another line has the same digits as a string.
     """
     name = "<stdin>" if path == STDIN else path
     content = _decode(_read_bytes(path), name).replace("\r\n", "\n")
@@ -177,14 +249,28 @@ def read_grouped_texts(path: str, field: str, group_field: str) -> Dict[str, Lis
     texts = jsonl_texts(content, name, field)
     lines = content.split("\n")
     groups: Dict[str, List[InputText]] = {}
+    first_seen: Dict[str, Tuple[object, int]] = {}  # system name -> (the JSON value, its first line)
+    looks: Dict[str, Tuple[str, int]] = {}  # what a name prints as -> (the name, its first line)
     for text in texts:
         number = int(text.label.rsplit(":", 1)[1])
-        value = json.loads(lines[number - 1]).get(group_field)
-        if value is None:
+        row = json.loads(lines[number - 1])
+        if group_field not in row:
             raise InputError(f"{name} line {number} has no field {group_field!r} (--group-by names the field that "
                              "says which system wrote the text)")
+        value = row[group_field]
+        if value is None:
+            raise InputError(f"{name} line {number}: field {group_field!r} is null: every line must name the system "
+                             "that wrote it")
         if isinstance(value, bool) or not isinstance(value, (str, int, float)):
             raise InputError(f"{name} line {number}: field {group_field!r} must be a string or a number, "
                              f"got {type(value).__name__}")
-        groups.setdefault(str(value), []).append(text)
+        system = str(value)
+        if system not in first_seen:
+            _check_group_name(system, name, number, group_field, looks)
+            first_seen[system] = (value, number)
+        elif type(first_seen[system][0]) is not type(value):  # 1 and "1" are two values, one name
+            raise InputError(f"{name} lines {first_seen[system][1]} and {number} name systems "
+                             f"{_kind_shown(first_seen[system][0])} and {_kind_shown(value)} in field "
+                             f"{group_field!r}: one name, two JSON values; write each system's name one way")
+        groups.setdefault(system, []).append(text)
     return groups

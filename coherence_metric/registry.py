@@ -22,10 +22,11 @@ import hashlib
 import json
 import logging
 import os
+import warnings
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
 from .checkpoint_config import CONFIG_NAME
 from .errors import CheckpointError, InputError, ModelNotFoundError
@@ -73,18 +74,20 @@ def checkpoint_pack_folders() -> List[Path]:
 
     Read once per process (``checkpoint_pack_folders.cache_clear()`` after installing one in-process). A pack whose
     entry point does not load, or does not name a folder, is skipped with a one-line warning: a broken add-on must
-    not stop the checkpoints of this package from loading.
+    not stop the checkpoints of this package from loading. The warning is a ``UserWarning``, not a log record: the
+    package's logger has no handler unless the user adds one, so a logged warning was never seen (the command line
+    prints warnings as one ``coherence-metric: warning:`` line; ``--quiet`` silences them).
     """
     folders = []
     for entry in sorted(metadata.entry_points(group=PACKS_GROUP), key=lambda entry: entry.name):
         try:
             folder = Path(os.fspath(entry.load())).resolve()
         except Exception as error:  # any failure inside a third party's import: report it, keep going
-            logger.warning("checkpoint pack %r (%s) does not load, skipped: %s", entry.name, entry.value,
-                           str(error).splitlines()[0] if str(error) else type(error).__name__)
+            reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+            _warn(f"checkpoint pack {entry.name!r} ({entry.value}) does not load, skipped: {reason}")
             continue
         if not folder.is_dir():
-            logger.warning("checkpoint pack %r names %s, which is not a folder, skipped", entry.name, folder)
+            _warn(f"checkpoint pack {entry.name!r} names {folder}, which is not a folder, skipped")
             continue
         folders.append(folder)
     return folders
@@ -96,15 +99,79 @@ def _checkpoints_in(folder: Path) -> Dict[str, Path]:
     return {p.name: p for p in sorted(folder.iterdir()) if (p / CONFIG_NAME).is_file()}
 
 
+def _warn(message: str) -> None:
+    """One line about an add-on this package passes over (the newlines of a third party's text removed).
+
+    Attributed to this line, whoever asked for the folders, so that Python's once-per-place rule prints it once per
+    process although every model lookup lists the folders again.
+    """
+    warnings.warn(" ".join(message.split("\n")), UserWarning, stacklevel=1)
+
+
+def _reserved_names() -> Tuple[Set[str], Dict[str, str]]:
+    """The aliases (``default`` always among them) and the archived pins of ``aliases.json``, read leniently: a
+    broken file is reported by :func:`read_alias_table`, in one line, not here.
+
+    A name the file also uses as a checkpoint's (an alias target, a history entry, an archived name) is not
+    reserved as an alias: an alias of that name is the file's own mistake, which :func:`read_alias_table` names.
+    """
+    aliases: Set[str] = {DEFAULT_MODEL}
+    archived: Dict[str, str] = {}
+    try:
+        data = json.loads((PACKAGED_CHECKPOINTS_DIR / ALIASES_NAME).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return aliases, archived
+    if not isinstance(data, dict):
+        return aliases, archived
+    tables = {key: data[key] for key in _ALIAS_KEYS if isinstance(data.get(key), dict)}
+    archived = {name: pin for name, pin in tables.get("archived", {}).items()
+                if isinstance(name, str) and isinstance(pin, str)}
+    checkpoint_names = {value for key in ("aliases", "history") for value in tables.get(key, {}).values()}
+    aliases.update(name for name in tables.get("aliases", {})
+                   if isinstance(name, str) and name not in checkpoint_names and name not in archived)
+    return aliases, archived
+
+
+def _pin_matches(path: Path, pin: str) -> bool:
+    try:
+        return config_sha256(path) == pin
+    except OSError:
+        return False
+
+
 def packaged_checkpoint_folders() -> Dict[str, Path]:
     """Immutable name -> folder, for every checkpoint installed with this package or with a checkpoint pack.
 
-    This package's own folder comes first: a pack cannot replace a checkpoint it ships.
+    This package's own folder comes first: a pack cannot replace a checkpoint it ships. A pack is a third party's
+    add-on and must never block this package's names, so some of its entries are passed over with a one-line
+    warning: one named like a checkpoint or an alias of this package (a pack folder ``default`` used to make every
+    model, the package's own included, fail with "alias 'default' is also a packaged checkpoint's name"), and a copy
+    of an archived name that misses its pin while another pack (the archive) has the pinned one (a pack sorting
+    before the archive used to block the archived name). When no pack has the pinned bytes, the first copy is kept,
+    so that :func:`packaged_folder` refuses it in one line naming the file.
     """
-    found: Dict[str, Path] = {}
-    for folder in [PACKAGED_CHECKPOINTS_DIR, *checkpoint_pack_folders()]:
+    found = dict(_checkpoints_in(PACKAGED_CHECKPOINTS_DIR))
+    own = set(found)
+    aliases, archived = _reserved_names()
+    unpinned: Dict[str, Path] = {}  # archived names whose pack copy misses the pin, while none better is found
+    for folder in checkpoint_pack_folders():
         for name, path in _checkpoints_in(folder).items():
-            found.setdefault(name, path)
+            if name in own or name in aliases:
+                what = "an alias" if name in aliases else "a checkpoint"
+                _warn(f"checkpoint pack {folder} holds {name!r}, the name of {what} of coherence-metric itself: "
+                      "that entry is ignored")
+            elif name in found:
+                continue  # an earlier pack has it: the first installed copy wins, as before
+            elif name in archived and not _pin_matches(path, archived[name]):
+                unpinned.setdefault(name, path)
+            else:
+                found[name] = path
+    for name, path in unpinned.items():
+        if name in found:
+            _warn(f"{path / CONFIG_NAME}: checkpoint {name!r} is not the one its name was pinned to: ignored, "
+                  f"{found[name]} is used")
+        else:
+            found[name] = path
     return found
 
 

@@ -109,7 +109,8 @@ class CompareResult:
     difference. Ties (scores within ``tie_tolerance``: 1e-5 in fp32, 1e-2 in bf16 and fp16, by the signature's
     dtype; :mod:`coherence_metric.ties`) are counted apart and are wins for neither side.
     A paired comparison also carries two-sided p-values that A and B differ: paired bootstrap resampling and
-    approximate randomization (:mod:`coherence_metric.significance`).
+    approximate randomization (:mod:`coherence_metric.significance`); below 10 inputs the bootstrap's is None
+    (it understates p there) and ``to_dict`` says why under ``p_value_bootstrap_note``.
     """
 
     scores_a: List[float]
@@ -203,6 +204,10 @@ class CompareResult:
                     "p_value_randomization": self.p_value_randomization,
                 }
             )
+            if self.p_value_bootstrap is None:
+                from .significance import bootstrap_p_note
+
+                data["p_value_bootstrap_note"] = bootstrap_p_note(len(self.pair_winners))
         return data
 
     def to_json(self, **kwargs: Any) -> str:

@@ -503,9 +503,13 @@ class CoherenceScorer:
         """A NaN or infinite score is never reported: it would read as a tie, or as a bare ``NaN`` in JSON."""
         for position, value in enumerate(scores):
             if not math.isfinite(value):
-                raise NonFiniteScoreError(
-                    f"text {position} got a non-finite score ({value}) from {self.model_label} in {self.dtype}: the "
-                    "model's weights hold NaN/inf or the dtype overflowed (try dtype='fp32'); no result is reported")
+                # fp32 is the remedy for a bf16/fp16 overflow; in fp32 itself the weights are what is wrong
+                cause = ("the checkpoint is broken: its weights hold NaN/inf (a diverged training run or a damaged "
+                         "file); re-download or retrain it" if self.dtype == "fp32" else
+                         f"the model's weights hold NaN/inf or {self.dtype} overflowed: try dtype='fp32' (CLI: "
+                         "--dtype fp32)")
+                raise NonFiniteScoreError(f"text {position} got a non-finite score ({value}) from {self.model_label} "
+                                          f"in {self.dtype}: {cause}; no result is reported")
 
     def _head(self, vectors: torch.Tensor) -> torch.Tensor:
         """The head on pooled vectors, outside autocast: in bf16 the score itself would be rounded to 8 significant

@@ -18,13 +18,15 @@ from .containers import as_text_list
 from .errors import InputError
 from .results import ScoreResult
 from .signature import Signature
-from .significance import check_trials, paired_tests
+from .significance import bootstrap_p_note, check_trials, paired_tests
 from .ties import tie_tolerance, winner
 
 
 @dataclass(frozen=True)
 class PairComparison:
-    """System ``a`` against system ``b`` (``a`` ranked at least as high) on the same inputs."""
+    """System ``a`` against system ``b`` (``a`` ranked at least as high) on the same inputs; ``p_value_bootstrap``
+    is None below ``MIN_INPUTS_BOOTSTRAP_P`` inputs, where the bootstrap understates p
+    (:func:`coherence_metric.significance.bootstrap_p_note`)."""
 
     a: str
     b: str
@@ -37,12 +39,12 @@ class PairComparison:
     ties: int
     win_rate: float
     win_rate_interval: Tuple[float, float]
-    p_value_bootstrap: float
+    p_value_bootstrap: Optional[float]
     p_value_randomization: float
 
     def to_dict(self) -> Dict[str, Any]:
-        """Plain-Python form."""
-        return {
+        """Plain-Python form; ``p_value_bootstrap_note`` says why when there is no bootstrap p-value."""
+        data: Dict[str, Any] = {
             "a": self.a,
             "b": self.b,
             "score_a": self.score_a,
@@ -57,6 +59,9 @@ class PairComparison:
             "p_value_bootstrap": self.p_value_bootstrap,
             "p_value_randomization": self.p_value_randomization,
         }
+        if self.p_value_bootstrap is None:
+            data["p_value_bootstrap_note"] = bootstrap_p_note(self.wins_a + self.wins_b + self.ties)
+        return data
 
 
 @dataclass(frozen=True)

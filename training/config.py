@@ -204,6 +204,8 @@ def _typed(value: Any, annotation: Any, where: str) -> Any:
         if value is None:
             return None
         annotation = next(arg for arg in typing.get_args(annotation) if arg is not type(None))
+    if dataclasses.is_dataclass(annotation) and not isinstance(value, annotation):  # type: ignore[arg-type]
+        return build_section(annotation, value, where)  # a nested section (``model.lora``): strict keys, typed scalars
     if annotation is float:
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             return float(value)

@@ -6,6 +6,6 @@ only knows them once they are imported; this module is that import, in one place
 
 from __future__ import annotations
 
-from . import cli, compare, diagnose, download, explain, models, report, score  # noqa: F401  (registers the commands)
+from . import backbone, cli, compare, diagnose, download, explain, models, report, score  # noqa: F401  (registers the commands)
 
 __all__ = ["cli"]

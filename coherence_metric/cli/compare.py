@@ -12,14 +12,14 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import click
 
-from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED
+from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED, MIN_CLI_RESAMPLES
 from ..errors import InputError
 from ..inputs import InputText
-from ..significance import DEFAULT_TRIALS, MAX_TRIALS
+from ..significance import DEFAULT_TRIALS, MAX_TRIALS, MIN_CLI_TRIALS, bootstrap_p_note
 from . import cli
 from .labels import display_name, errors_named_by_label, escape_label, refuse_repeated_files
 from .options import build_scorer, input_options, model_options, read_all
-from .tables import TABLE_FORMATS, floor_note, format_p_value, p_value_floor
+from .tables import TABLE_FORMATS, at_floor, floor_note, format_p_value
 
 
 def _render_single(result: Any, label_a: str, label_b: str) -> None:
@@ -47,10 +47,13 @@ def _render_paired(result: Any, label_a: str, label_b: str, resamples: int, tria
     click.echo(f"pairs: {len(result.pair_winners)}  A wins {result.wins_a}  B wins {result.wins_b}  ties {result.ties}")
     click.echo(f"A win rate: {result.win_rate:.3f}  ({percent}% CI {low:.3f} to {high:.3f})")
     click.echo(f"mean difference A-B: {result.difference:+.4f}  ({percent}% CI {diff_low:+.4f} to {diff_high:+.4f})")
-    click.echo(f"p-value (A and B differ): paired bootstrap {format_p_value(result.p_value_bootstrap, resamples)}, "
-               f"approximate randomization {format_p_value(result.p_value_randomization, trials)}")
-    if min(result.p_value_bootstrap / p_value_floor(resamples), result.p_value_randomization / p_value_floor(trials)) \
-            <= 1 + 1e-9:
+    randomization = f"approximate randomization {format_p_value(result.p_value_randomization, trials)}"
+    if result.p_value_bootstrap is None:  # too few inputs for a bootstrap p-value: say so rather than print one
+        click.echo(f"p-value (A and B differ): {randomization}; {bootstrap_p_note(len(result.pair_winners))}")
+    else:
+        click.echo(f"p-value (A and B differ): paired bootstrap "
+                   f"{format_p_value(result.p_value_bootstrap, resamples)}, {randomization}")
+    if at_floor(result.p_value_bootstrap, resamples) or at_floor(result.p_value_randomization, trials):
         click.echo(floor_note(resamples, trials))
     click.echo(f"winner: {result.winner.upper() if result.winner != 'tie' else 'tie'}")
 
@@ -134,10 +137,12 @@ def _grouped(files: Tuple[str, ...], input_format: str, field: str, group_by: st
 @click.option("--group-by", default=None, metavar="FIELD",
               help="Read every system from one JSONL file: FIELD names the system that wrote each line (the i-th "
                    "line of each system answers input i).")
-@click.option("--bootstrap", "bootstrap_resamples", type=click.IntRange(1, MAX_RESAMPLES), default=DEFAULT_RESAMPLES,
-              show_default=True, help=f"Paired-bootstrap resamples (paired comparisons), 1 to {MAX_RESAMPLES}.")
-@click.option("--trials", "randomization_trials", type=click.IntRange(1, MAX_TRIALS), default=DEFAULT_TRIALS,
-              show_default=True, help=f"Approximate-randomization trials (paired comparisons), 1 to {MAX_TRIALS}.")
+@click.option("--bootstrap", "bootstrap_resamples", type=click.IntRange(MIN_CLI_RESAMPLES, MAX_RESAMPLES),
+              default=DEFAULT_RESAMPLES, show_default=True,
+              help=f"Paired-bootstrap resamples (paired comparisons), {MIN_CLI_RESAMPLES} to {MAX_RESAMPLES}.")
+@click.option("--trials", "randomization_trials", type=click.IntRange(MIN_CLI_TRIALS, MAX_TRIALS),
+              default=DEFAULT_TRIALS, show_default=True,
+              help=f"Approximate-randomization trials (paired comparisons), {MIN_CLI_TRIALS} to {MAX_TRIALS}.")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=DEFAULT_SEED, show_default=True,
               help="Seed of the paired bootstrap and the randomization test (0 to 2**63 - 1).")
 @model_options

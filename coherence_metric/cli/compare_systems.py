@@ -14,9 +14,10 @@ import click
 
 from ..errors import InputError
 from ..inputs import InputText
+from ..significance import bootstrap_p_note
 from .labels import display_name, escape_label, name_positions, refuse_repeated_files
 from .options import read_all
-from .tables import TABLE_FORMATS, floor_note, format_p_value, p_value_floor, render_latex, render_markdown
+from .tables import TABLE_FORMATS, at_floor, floor_note, format_p_value, render_latex, render_markdown
 
 _PAIRED_FORMATS = ("lines", "paragraphs", "jsonl")
 
@@ -48,6 +49,9 @@ def _render(comparison: Any) -> None:
                    f"{format_p_value(pair.p_value_randomization, comparison.randomization_trials):>7}")
     if _any_at_floor(comparison):
         click.echo(floor_note(comparison.bootstrap_resamples, comparison.randomization_trials))
+    note = bootstrap_p_note(n_inputs)
+    if note is not None:  # the p(boot) column holds "-": say why
+        click.echo(f"-: {note}")
     click.echo(f"signature: {comparison.signature}")
 
 
@@ -62,9 +66,8 @@ def _named_by_label(error: InputError, inputs: Dict[str, List[Any]]) -> InputErr
 
 
 def _any_at_floor(comparison: Any) -> bool:
-    floors = (p_value_floor(comparison.bootstrap_resamples), p_value_floor(comparison.randomization_trials))
-    return any(min(pair.p_value_bootstrap / floors[0], pair.p_value_randomization / floors[1]) <= 1 + 1e-9
-               for pair in comparison.pairs)
+    return any(at_floor(pair.p_value_bootstrap, comparison.bootstrap_resamples)
+               or at_floor(pair.p_value_randomization, comparison.randomization_trials) for pair in comparison.pairs)
 
 
 def compare_many(files: List[str], input_format: str, field: str, output_format: str, bootstrap_resamples: int,

@@ -14,7 +14,7 @@ from . import cli
 @click.option("--revision", default=None, help="Hub revision (branch, tag or commit).")
 def download_command(model: str, revision: Optional[str]) -> None:
     """Fetch MODEL ('default', a Hub repo id or a folder) so later runs work offline; verify its sha256s."""
-    from ..backbones import resolve_backbone_folder
+    from ..backbones import backbone_is_pinned, resolve_backbone_folder
     from ..checkpoint_config import read_checkpoint_config, verify_checkpoint_files
     from ..registry import resolve_model
 
@@ -31,4 +31,6 @@ def download_command(model: str, revision: Optional[str]) -> None:
         click.echo(f"base:       {base_folder} (packaged, sha256 verified)")
     if config.flavour != "full":
         backbone = resolve_backbone_folder(config.backbone, checkpoint=resolved.folder, listed=config.files)
-        click.echo(f"backbone:   {backbone} ({config.backbone.name_or_path}, sha256 verified)")
+        # Claim only what was checked: every file a score reads for a pinned backbone, else its weights alone.
+        checked = "every file sha256 verified" if backbone_is_pinned(config.backbone) else "weights sha256 verified"
+        click.echo(f"backbone:   {backbone} ({config.backbone.name_or_path}, {checked})")

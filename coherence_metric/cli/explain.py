@@ -9,6 +9,7 @@ import click
 
 from ..transition_mechanisms import AUTO, FALLBACK, MECHANISMS
 from . import cli
+from .labels import errors_named_by_label, escape_label
 from .options import build_scorer, input_options_for, model_options, read_all
 
 #: What each mechanism's numbers are, printed under the text output.
@@ -30,7 +31,8 @@ MECHANISM_NOTES = {
 def _render(result: Any, labels: List[str]) -> None:
     for label, text in zip(labels, result.texts):
         count = len(text.sentences)
-        click.echo(f"== {label}  score {text.score:.4f}  ({count} sentence{'s' if count != 1 else ''})")
+        # Escaped as score's text output does: a file name holding a newline added a line of its own choosing.
+        click.echo(f"== {escape_label(label)}  score {text.score:.4f}  ({count} sentence{'s' if count != 1 else ''})")
         width = len(str(count))
         flagged = set(text.flagged)
         for index, sentence in enumerate(text.sentences):
@@ -63,9 +65,10 @@ def explain_command(file: str, input_format: str, field: str, output_format: str
 
     inputs = read_all([file], input_format, field)
     scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
-    result = scorer.explain([item.text for item in inputs], mechanism=mechanism, flagged=flagged)
-    check_has_transitions(result, "<stdin>" if file == "-" else file)
     labels = [item.label for item in inputs]
+    with errors_named_by_label(labels):  # "text 1" -> "special.txt:2", as score and compare name them
+        result = scorer.explain([item.text for item in inputs], mechanism=mechanism, flagged=flagged)
+    check_has_transitions(result, "<stdin>" if file == "-" else file)
     if output_format == "json":
         data = result.to_dict()
         for entry, label in zip(data["texts"], labels):

@@ -8,7 +8,7 @@ import os
 import re
 from typing import Iterator, List, Sequence
 
-from ..errors import InputError
+from ..errors import InputError, NonFiniteScoreError
 from ..inputs import STDIN
 
 STDIN_LABEL = "<stdin>"
@@ -72,12 +72,13 @@ def name_positions(message: str, labels: List[str]) -> str:
 
 @contextlib.contextmanager
 def errors_named_by_label(labels: List[str]) -> Iterator[None]:
-    """Re-raise the scorer's InputErrors with ``text N`` replaced by the label of text N (``file:line``), as the
-    reader's own errors name them; the scorer only knows positions in the list it was given."""
+    """Re-raise the scorer's InputErrors and NonFiniteScoreErrors (same class) with ``text N`` replaced by the label
+    of text N (``file:line``), as the reader's own errors name them; the scorer only knows positions in the list it
+    was given."""
     try:
         yield
-    except InputError as error:
+    except (InputError, NonFiniteScoreError) as error:
         message = name_positions(str(error), labels)
         if message == str(error):
             raise
-        raise InputError(message) from None
+        raise type(error)(message) from None

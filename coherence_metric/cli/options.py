@@ -102,6 +102,14 @@ def input_options_for(output_formats: Sequence[str]) -> Callable[[Callable[..., 
     return lambda function: _input_options(function, tuple(output_formats))
 
 
+def _format_help(output_formats: Tuple[str, ...]) -> str:
+    """The ``--format`` help, naming the table formats only where the command has them (``explain --help`` promised
+    markdown and latex, which it refused)."""
+    if {"markdown", "latex"} <= set(output_formats):
+        return "Output format (markdown and latex: tables to paste into a README or a paper)."
+    return "Output format."
+
+
 def _input_options(function: Callable[..., Any], output_formats: Tuple[str, ...]) -> Callable[..., Any]:
     decorators = [
         click.option("--input-format", "-i", type=click.Choice(INPUT_FORMATS), default="doc", show_default=True,
@@ -110,8 +118,7 @@ def _input_options(function: Callable[..., Any], output_formats: Tuple[str, ...]
         click.option("--field", default="text", show_default=True,
                      help="The jsonl field holding the text (a string or a list of sentences)."),
         click.option("--format", "-f", "output_format", type=click.Choice(output_formats), default="text",
-                     show_default=True,
-                     help="Output format (markdown and latex: tables to paste into a README or a paper)."),
+                     show_default=True, help=_format_help(output_formats)),
     ]
     for decorator in reversed(decorators):
         function = decorator(function)

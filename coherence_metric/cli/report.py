@@ -8,8 +8,8 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
-from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED
-from ..significance import DEFAULT_TRIALS, MAX_TRIALS
+from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED, MIN_CLI_RESAMPLES
+from ..significance import DEFAULT_TRIALS, MAX_TRIALS, MIN_CLI_TRIALS
 from . import cli
 from .compare_systems import read_systems
 from .options import build_scorer, model_options
@@ -37,10 +37,10 @@ def _read_systems(files: List[str], input_format: str, field: str) -> Tuple[Dict
 @click.option("--explain-rows", type=click.IntRange(min=0), default=100, show_default=True,
               help="Inputs (largest difference first) whose texts get per-transition scores and shading.")
 @click.option("--title", default=None, help="The page's heading [default: Coherence report].")
-@click.option("--bootstrap", "bootstrap_resamples", type=click.IntRange(1, MAX_RESAMPLES), default=DEFAULT_RESAMPLES,
-              show_default=True, help="Paired-bootstrap resamples.")
-@click.option("--trials", "randomization_trials", type=click.IntRange(1, MAX_TRIALS), default=DEFAULT_TRIALS,
-              show_default=True, help="Approximate-randomization trials.")
+@click.option("--bootstrap", "bootstrap_resamples", type=click.IntRange(MIN_CLI_RESAMPLES, MAX_RESAMPLES),
+              default=DEFAULT_RESAMPLES, show_default=True, help="Paired-bootstrap resamples.")
+@click.option("--trials", "randomization_trials", type=click.IntRange(MIN_CLI_TRIALS, MAX_TRIALS),
+              default=DEFAULT_TRIALS, show_default=True, help="Approximate-randomization trials.")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=DEFAULT_SEED, show_default=True,
               help="Seed of the bootstrap and the randomization test.")
 @model_options
@@ -54,10 +54,10 @@ def report_command(file_a: str, file_b: str, more_files: Tuple[str, ...], output
     differ most with each text's sentences shaded by transition score."""
     from ..report import build_report, check_writable
 
-    check_writable(output)
-    systems, labels = _read_systems([file_a, file_b, *more_files], input_format, field)
-    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
     files = [file_a, file_b, *more_files]
+    check_writable(output, inputs=files)
+    systems, labels = _read_systems(files, input_format, field)
+    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
     arguments = sys.argv[1:] if sys.argv and sys.argv[0].endswith("coherence-metric") else \
         ["report", *files, "-i", input_format, "-o", output]
     command = "coherence-metric " + " ".join(shlex.quote(argument) for argument in arguments)

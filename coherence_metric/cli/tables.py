@@ -9,7 +9,9 @@ difference with its interval and p-values.
 from __future__ import annotations
 
 import math
-from typing import Any, List
+from typing import Any, List, Optional
+
+from ..significance import bootstrap_p_note
 
 TABLE_FORMATS = ("markdown", "latex")
 
@@ -19,14 +21,22 @@ def p_value_floor(count: int) -> float:
     return 1.0 / (count + 1)
 
 
-def format_p_value(p_value: float, count: int) -> str:
+def format_p_value(p_value: Optional[float], count: int) -> str:
     """``p_value`` to 4 decimals, or ``<X`` when it is at its floor 1/(count+1) (X: the floor rounded up to a
-    power of ten, so ``<0.001`` for 1,000 resamples); the true p-value may be anywhere below it."""
+    power of ten, so ``<0.001`` for 1,000 resamples); the true p-value may be anywhere below it. ``-`` where there
+    is none (a paired bootstrap on too few inputs: :func:`coherence_metric.significance.bootstrap_p_note`)."""
+    if p_value is None:
+        return "-"
     floor = p_value_floor(count)
     if p_value <= floor * (1 + 1e-9):
         bound = 10.0 ** math.ceil(math.log10(floor))
         return f"<{bound:.{max(0, -round(math.log10(bound)))}f}"
     return f"{p_value:.4f}"
+
+
+def at_floor(p_value: Optional[float], count: int) -> bool:
+    """Whether ``p_value`` (None: no p-value) is at the floor of ``count`` resamples or trials (printed with ``<``)."""
+    return p_value is not None and p_value <= p_value_floor(count) * (1 + 1e-9)
 
 
 def floor_note(resamples: int, trials: int) -> str:
@@ -37,6 +47,15 @@ def floor_note(resamples: int, trials: int) -> str:
 
 def _cell_interval(low: float, high: float, signed: bool = False) -> str:
     return f"[{low:+.4f}, {high:+.4f}]" if signed else f"[{low:.4f}, {high:.4f}]"
+
+
+def markdown_cell(text: str) -> str:
+    """``text`` safe inside one Markdown table cell: line breaks, tabs and backslashes written as ``\\n``, ``\\t``,
+    ``\\\\`` (as the text and TSV outputs show labels) and pipes as ``\\|``. A file named
+    ``x<NEWLINE>| injected | 9.9999 |`` added a row to the table; a pipe alone split its cell in two."""
+    from .labels import escape_label
+
+    return escape_label(text).replace("|", "\\|")
 
 
 def _latex_escape(text: str) -> str:
@@ -71,20 +90,21 @@ def _pair_rows(comparison: Any) -> List[List[str]]:
 def _caption(comparison: Any) -> str:
     percent = round(100 * comparison.confidence)
     n_inputs = len(next(iter(comparison.systems.values())).scores)
+    note = bootstrap_p_note(n_inputs)
     return (f"Coherence (higher is better) of {len(comparison.systems)} systems on {n_inputs} inputs; {percent}% "
             f"paired-bootstrap intervals ({comparison.bootstrap_resamples} resamples, seed {comparison.seed}); "
             f"p-values two-sided, per pair, uncorrected (approximate randomization: {comparison.randomization_trials}"
-            " trials).")
+            " trials)." + (f" -: {note}." if note else ""))
 
 
 def render_markdown(comparison: Any) -> str:
     """The systems table and the pairs table of a ``SystemsComparison`` as Markdown, signature last."""
     percent = round(100 * comparison.confidence)
     lines = [f"| rank | system | coherence | {percent}% CI |", "|---:|---|---:|---|"]
-    lines += ["| " + " | ".join(row) + " |" for row in _rows(comparison)]
+    lines += ["| " + " | ".join(map(markdown_cell, row)) + " |" for row in _rows(comparison)]
     lines += ["", f"| A | B | mean diff | {percent}% CI | A win rate | {percent}% CI | p (bootstrap) | "
                   "p (randomization) |", "|---|---|---:|---|---:|---|---:|---:|"]
-    lines += ["| " + " | ".join(row) + " |" for row in _pair_rows(comparison)]
+    lines += ["| " + " | ".join(map(markdown_cell, row)) + " |" for row in _pair_rows(comparison)]
     lines += ["", _caption(comparison) + " " + floor_note(comparison.bootstrap_resamples,
                                                           comparison.randomization_trials) + ".",
               "", f"Signature: `{comparison.signature}`"]
@@ -116,7 +136,7 @@ def render_latex(comparison: Any) -> str:
 def render_score_markdown(labels: List[str], result: Any) -> str:
     """One row per text and the system score (with its interval when there is one), as Markdown."""
     lines = ["| text | coherence |", "|---|---:|"]
-    lines += [f"| {label} | {value:.4f} |" for label, value in zip(labels, result.scores)]
+    lines += [f"| {markdown_cell(label)} | {value:.4f} |" for label, value in zip(labels, result.scores)]
     lines.append(f"| **system score** (mean of {len(result.scores)}) | **{result.system_score:.4f}** |")
     lines += ["", _score_summary(result), "", f"Signature: `{result.signature}`"]
     return "\n".join(lines)

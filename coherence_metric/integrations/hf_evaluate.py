@@ -68,6 +68,16 @@ def warn_if_references(references: Any) -> None:
         warnings.warn(REFERENCES_IGNORED, UserWarning, stacklevel=3)
 
 
+def bare_string_message(text: str) -> str:
+    """The one-line refusal of ``predictions="..."``: evaluate treats a string as a sequence, so each character
+    would be scored as a text. ``add(prediction="...")`` takes one text; ``predictions`` wants a list."""
+    short = len(text) <= 40
+    preview = repr(text if short else text[:37] + "...")
+    example = f"predictions=[{preview}]" if short else "predictions=[text]"
+    return (f"predictions is a string ({preview}), which evaluate would score character by character: pass a list "
+            f"of texts, e.g. {example}")
+
+
 class PredictionLedger:
     """What the module has accepted since its last ``compute``: how many texts, and of which kind.
 
@@ -86,6 +96,8 @@ class PredictionLedger:
         bad one by its position among all texts added since the last ``compute``; nothing is recorded."""
         if predictions is None:
             raise InputError("no predictions: pass predictions=[...] (the texts to score)")
+        if isinstance(predictions, str):  # evaluate iterates it: predictions="Hello." gave six scores, one a letter
+            raise InputError(bare_string_message(predictions))
         try:
             items = as_text_list(predictions, first_position=self.count)
             if not items:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import secrets
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
@@ -48,21 +50,50 @@ class SystemsReport:
         """
         check_writable(path)
         target = Path(path)
-        try:
-            target.write_text(self.to_html(title), encoding="utf-8")
-        except OSError as error:
-            raise InputError(f"{path}: cannot write the report ({error.strerror or error})") from None
+        write_atomically(target, self.to_html(title), what="the report")
         return target
 
 
-def check_writable(path: Union[str, Path]) -> None:
+def write_atomically(target: Path, text: str, what: str = "the file") -> None:
+    """Write ``text`` (UTF-8) to ``target`` all or nothing: into a new file beside it, then renamed over it.
+
+    Writing in place truncated the old report first, so a full disk or a killed process left half a page where
+    the previous report had been; the rename is atomic, so ``target`` is always the old page or the new one. The
+    new file keeps the old one's permissions (a fresh one gets the umask's). A link is replaced by a file, as
+    ``mv`` does.
+
+    Raises:
+        InputError: one line naming ``target`` and the system's reason; the temporary file is removed.
+    """
+    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # umask applies, never clobbers
+        try:
+            if target.is_file() and not target.is_symlink():
+                os.chmod(temporary, stat.S_IMODE(target.stat().st_mode))
+            temporary.write_text(text, encoding="utf-8")
+            with open(temporary, "rb") as written:
+                os.fsync(written.fileno())  # on disk before the rename makes it the only copy
+            os.replace(temporary, target)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+    except OSError as error:
+        raise InputError(f"{target}: cannot write {what} ({error.strerror or error})") from None
+
+
+def check_writable(path: Union[str, Path], inputs: Sequence[Union[str, Path]] = ()) -> None:
     """Refuse an output path that cannot be written, before any scoring: a missing folder, a directory, a folder
-    without write permission.
+    without write permission, or one of the command's ``inputs`` under any spelling (``./a.txt``, a link to it, a
+    hard link): ``report a.txt b.txt -o a.txt`` replaced the input a.txt with HTML.
 
     Raises:
         InputError: naming the path and why.
     """
     target = Path(path)
+    for source in inputs:
+        if _same_file(target, Path(source)):
+            raise InputError(f"{path} is one of the report's inputs ({source}): write the report to another file")
     parent = target.parent if str(target.parent) else Path(".")
     if target.is_dir():
         raise InputError(f"{path} is a directory: give a file name for the report, e.g. {target / 'report.html'}")
@@ -70,6 +101,18 @@ def check_writable(path: Union[str, Path]) -> None:
         raise InputError(f"{path}: cannot write the report: folder {parent} does not exist")
     if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
         raise InputError(f"{path}: cannot write the report: permission denied")
+
+
+def _same_file(output: Path, source: Path) -> bool:
+    """Whether writing ``output`` would replace ``source``: the same path once resolved, or the same inode."""
+    if str(source) in ("", "-"):  # standard input
+        return False
+    try:
+        if output.resolve() == source.resolve():
+            return True
+        return output.exists() and source.exists() and os.path.samefile(output, source)
+    except (OSError, RuntimeError):  # a link loop or an unreadable path: the write itself will say what is wrong
+        return False
 
 
 def build_report(scorer: Any, systems: Mapping[str, Sequence[Any]], *, labels: Optional[Sequence[str]] = None,

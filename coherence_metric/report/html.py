@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from html import escape
 from importlib import resources
-from typing import Any, Dict, List, Mapping
+from typing import Any, Dict, List, Mapping, Optional
 
 from .svg import histogram_svg
 
@@ -58,6 +58,11 @@ def _systems_section(payload: Mapping[str, Any]) -> List[str]:
     return lines
 
 
+def _p_cell(p_value: Optional[float]) -> str:
+    """A p-value to 4 decimals, or a dash where there is none (a bootstrap on too few inputs understates p)."""
+    return "&ndash;" if p_value is None else f"{p_value:.4f}"
+
+
 def _pairs_section(payload: Mapping[str, Any]) -> List[str]:
     percent = round(100 * payload["confidence"])
     scores = {system["name"]: system["scores"] for system in payload["systems"]}
@@ -73,9 +78,12 @@ def _pairs_section(payload: Mapping[str, Any]) -> List[str]:
             f"<td>{_interval(pair['mean_difference_interval'], signed=True)}</td>"
             f"<td class='num'>{pair['win_rate']:.3f}</td><td>{_interval(pair['win_rate_interval'], 3)}</td>"
             f"<td class='num'>{pair['wins_a']} / {pair['wins_b']} / {pair['ties']}</td>"
-            f"<td class='num'>{pair['p_value_bootstrap']:.4f}</td>"
+            f"<td class='num'>{_p_cell(pair['p_value_bootstrap'])}</td>"
             f"<td class='num'>{pair['p_value_randomization']:.4f}</td></tr>")
-    lines.append("</table><div class='charts'>")
+    lines.append("</table>")
+    notes = sorted({pair["p_value_bootstrap_note"] for pair in payload["pairs"] if pair.get("p_value_bootstrap_note")})
+    lines += [f"<p class='note'>&ndash;: {escape(note)}.</p>" for note in notes]
+    lines.append("<div class='charts'>")
     for pair in payload["pairs"]:
         differences = [a - b for a, b in zip(scores[pair["a"]], scores[pair["b"]])]
         lines.append(histogram_svg(differences, f"{pair['a']} minus {pair['b']}, per input",

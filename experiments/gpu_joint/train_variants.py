@@ -12,6 +12,11 @@ trip back; the full dev table of every snapshot comes back too. Nothing here rea
         --deadline 420
     python -m experiments.gpu_joint.train_variants --inputs .dev/gpu --work /tmp/gpu-runs --out "$OUT" \\
         --deadline 400 --variants long --workers 12 --fixed-steps --set loop.max_steps=3000 --set loop.eval_every=500
+
+With ``--recipe`` a GPU recipe is trained as written (no :data:`COMMON` scale overrides), e.g. the accurate tier's
+``training/configs/gpu-mpnet-lora-joint.yaml`` (issue 52): ``--variants as-written`` or a name of
+:data:`VARIANTS`. Each snapshot's whole-text scores of every dev text come back too (``scores.json.gz``), so a dev
+check added later is computed on the CPU from them without the GPU.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import tarfile
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPE = ROOT / "training" / "configs" / "cpu-minilm-joint.yaml"
@@ -41,8 +46,11 @@ VARIANTS: Dict[str, Dict[str, Any]] = {
     "long": {},
     "long-wiki": {"data.corpora": WIKI},
     "long-wiki-short": {"data.corpora": WIKI, "data.long_share": 0.1, "objective.own_ranking_weight": 0.5},
+    "as-written": {},
 }
 SPLIT_BYTES = 15 * 1024 * 1024
+#: The backbone of inputs exported before ``backbone_name.txt`` was written.
+BACKBONE = "sentence-transformers/all-MiniLM-L6-v2"
 #: Steps skipped before timing: the first ones wait for the batch-making workers to fill their queue (on the lease of
 #: 2026-11-26 steps 1-21 took 0.32 s each, the steady rate was 0.11 s, so the run was fitted three times too short).
 TIMING_FROM = 40
@@ -111,8 +119,9 @@ class Deadline(Exception):
     """Raised inside the loop when the time given to training is spent (snapshots so far are kept)."""
 
 
-def dev_numbers(dev_data: Any, model: Any, tokenizer: Any, max_length: int) -> Dict[str, Any]:
-    """``dev_report``'s numbers for an in-memory model (whole-text scores only: no local term)."""
+def dev_numbers(dev_data: Any, model: Any, tokenizer: Any, max_length: int
+                ) -> Tuple[Dict[str, Any], Dict[str, List[float]]]:
+    """``dev_report``'s numbers for an in-memory model (whole-text scores only: no local term), and the scores."""
     from coherence_metric.training.evaluation import score_documents
     from coherence_metric.training.pointwise.dev_report import dev_documents, evaluate_option
 
@@ -121,7 +130,7 @@ def dev_numbers(dev_data: Any, model: Any, tokenizer: Any, max_length: int) -> D
     model.train()
     result = evaluate_option(dev_data, whole, {key: [] for key in whole}, 0.0)
     result.pop("credits")
-    return result
+    return result, whole
 
 
 def fitted_steps(position: int, seconds_per_step: float, seconds_left: float, seconds_per_evaluation: float,
@@ -133,7 +142,7 @@ def fitted_steps(position: int, seconds_per_step: float, seconds_left: float, se
 
 
 def train_variant(name: str, inputs: Path, work: Path, deadline: float, extra: Dict[str, Any], workers: int,
-                  fit_steps: bool = True) -> None:
+                  fit_steps: bool = True, recipe_path: Optional[Path] = None) -> None:
     """Train one variant; writes ``work/name/step-N`` snapshots and ``work/name/dev.jsonl``. With ``fit_steps`` the
     recipe's ``loop.max_steps`` is a cap: after :data:`TIMED_STEPS` timed steps the run is shortened to end before
     the deadline (schedule and evaluation interval follow)."""
@@ -149,9 +158,9 @@ def train_variant(name: str, inputs: Path, work: Path, deadline: float, extra: D
         packed = json.load(handle)
     with open(inputs / "dev_data.pkl", "rb") as binary:  # written by export_inputs in this same workflow
         dev_data = pickle.load(binary)
-    overrides = {**COMMON, **VARIANTS[name], **extra, "model.backbone": str(inputs / "backbone"),
-                 "loop.output_dir": str(work / name / "loop")}
-    recipe = recipe_module.load_pointwise_recipe(RECIPE, overrides)
+    overrides = {**(COMMON if recipe_path is None else {}), **VARIANTS[name], **extra,
+                 "model.backbone": str(inputs / "backbone"), "loop.output_dir": str(work / name / "loop")}
+    recipe = recipe_module.load_pointwise_recipe(recipe_path or RECIPE, overrides)
 
     def documents(split: str) -> List[Document]:
         return [Document(item["id"], item["source"], item["sentences"], item["title"]) for item in packed[split]
@@ -161,8 +170,9 @@ def train_variant(name: str, inputs: Path, work: Path, deadline: float, extra: D
     prefetcher = Prefetcher(train, recipe.data, recipe.objective, workers) if workers else None
     model, tokenizer = recipe_module.build_model(recipe)
     digest = (inputs / "backbone" / "weights_sha256.txt").read_text(encoding="utf-8").strip()
-    model.backbone_spec = replace(model.backbone_spec, name_or_path="sentence-transformers/all-MiniLM-L6-v2",
-                                  weights_sha256=digest)
+    named = inputs / "backbone" / "backbone_name.txt"
+    backbone = named.read_text(encoding="utf-8").strip() if named.is_file() else BACKBONE
+    model.backbone_spec = replace(model.backbone_spec, name_or_path=backbone, weights_sha256=digest)
     info = {"objective": "pointwise", "family": "pointwise", "seed": recipe.loop.seed, "recipe": asdict(recipe),
             "variant": name, "trained_on": "gpu"}
     objective = PointwiseObjective(model, tokenizer, train, documents("dev"), recipe.data,
@@ -175,7 +185,9 @@ def train_variant(name: str, inputs: Path, work: Path, deadline: float, extra: D
     def evaluate_and_snapshot() -> Dict[str, float]:
         began = time.time()
         result = evaluate()
-        numbers = dev_numbers(dev_data, model, tokenizer, recipe.model.max_length)
+        numbers, scores = dev_numbers(dev_data, model, tokenizer, recipe.model.max_length)
+        with gzip.open(work / name / f"scores-{loop.step}.json.gz", "wt", encoding="utf-8") as handle:
+            json.dump(scores, handle)
         folder = work / name / f"step-{loop.step}"
         objective.save(folder)
         record = {"variant": name, "step": loop.step, "seconds": round(time.time() - started, 1),
@@ -212,10 +224,11 @@ def train_variant(name: str, inputs: Path, work: Path, deadline: float, extra: D
             prefetcher.close()
 
 
-def choose(records: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+def choose(records: List[Dict[str, Any]], last: bool = False) -> List[Dict[str, Any]]:
     """At most two snapshots (two ~21 MB deltas fit the device's 64 MiB return): the best human_dev dev-select mean
     among those whose first sentence beats the whole in <= 60% of dev texts with own-shuffle >= 0.75 (the ship rule's
-    checks; the best mean overall when none passes), and the best synthetic select_joint when it is another one."""
+    checks; the best mean overall when none passes), and the best synthetic select_joint when it is another one;
+    with ``last`` also each variant's final snapshot (small adapters: three fit)."""
     trained = [record for record in records if record["step"] > 0]
     if not trained:
         return []
@@ -224,6 +237,11 @@ def choose(records: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     synthetic = max(trained, key=lambda record: record["synthetic_select_joint"])
     if synthetic is not picks[0]:
         picks.append(synthetic)
+    if last:
+        for variant in sorted({record["variant"] for record in trained}):
+            final = max((r for r in trained if r["variant"] == variant), key=lambda record: record["step"])
+            if all(final is not pick for pick in picks):
+                picks.append(final)
     return picks
 
 
@@ -245,7 +263,9 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--deadline", type=float, default=420.0, help="seconds of training from now, then stop")
-    parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--variants", default="long,long-wiki,long-wiki-short")
+    parser.add_argument("--recipe", type=Path, default=None,
+                        help="a GPU recipe trained as written (default: cpu-minilm-joint.yaml at COMMON's scale)")
     parser.add_argument("--workers", type=int, default=3, help="batch-making processes per variant (0: none)")
     parser.add_argument("--fixed-steps", action="store_true",
                         help="train loop.max_steps as set (default: fit the step count to the deadline)")
@@ -261,7 +281,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     for index, name in enumerate(names):
         deadline = started + args.deadline * (index + 1) / len(names)
         process = context.Process(target=train_variant, args=(name, args.inputs, args.work, deadline, extra,
-                                                              args.workers, not args.fixed_steps))
+                                                              args.workers, not args.fixed_steps, args.recipe))
         process.start()
         process.join()
     records = []
@@ -269,13 +289,15 @@ def main(argv: Optional[List[str]] = None) -> None:
         log = args.work / name / "dev.jsonl"
         if log.is_file():
             records += [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
-    picks = choose(records)
+    picks = choose(records, last=args.recipe is not None)
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "dev.json").write_text(json.dumps({"records": records, "picks": picks}, indent=1), encoding="utf-8")
     with tarfile.open(args.out / "logs.tar.gz", "w:gz") as tar:
         for name in names:
             if (args.work / name / "loop" / "log.jsonl").is_file():
                 tar.add(args.work / name / "loop" / "log.jsonl", arcname=f"{name}.log.jsonl")
+            for scores in sorted((args.work / name).glob("scores-*.json.gz")):
+                tar.add(scores, arcname=f"{name}.{scores.name}")
     pack(picks, args.work, args.out)
     print(json.dumps([{key: pick[key] for key in ("variant", "step", "human_mean", "own_shuffle",
                                                    "first_beats_whole", "synthetic_select_joint")}

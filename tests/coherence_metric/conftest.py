@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -20,3 +22,20 @@ def runner() -> CliRunner:
     )
 
     return CliRunner()
+
+
+@pytest.fixture
+def nan_checkpoint(bert_checkpoint, corrupt_copy) -> Path:
+    """A checkpoint whose training diverged: its head's bias is NaN, properly hashed."""
+    from safetensors.torch import load_file, save_file
+
+    from coherence_metric.checkpoint_config import hash_folder_files, read_checkpoint_config
+
+    folder = corrupt_copy(bert_checkpoint)
+    tensors = load_file(str(folder / "head.safetensors"))
+    tensors["bias"] = tensors["bias"] * float("nan")
+    save_file(tensors, str(folder / "head.safetensors"))
+    config = read_checkpoint_config(folder)
+    config.files = hash_folder_files(folder)
+    config.write(folder)
+    return folder

@@ -8,7 +8,6 @@ that tries to replace one of this package's checkpoints, a pack whose entry poin
 
 from __future__ import annotations
 
-import logging
 import shutil
 from importlib import metadata
 from pathlib import Path
@@ -114,7 +113,9 @@ def test_a_pack_cannot_replace_a_checkpoint_of_this_package(tmp_path, monkeypatc
     assert resolve_model(default).folder == PACKAGED_CHECKPOINTS_DIR / default
 
 
-def test_a_pack_that_does_not_load_is_skipped_with_a_warning(monkeypatch, caplog):
+def test_a_pack_that_does_not_load_is_skipped_with_a_warning(monkeypatch):
+    """A warning users see (a ``UserWarning``, one line on the command line), not a record on a logger that has
+    no handler."""
     entries = [
         metadata.EntryPoint(name="broken", value="no_such_module_for_coherence_metric:FOLDER", group=PACKS_GROUP),
         metadata.EntryPoint(name="not-a-folder", value="coherence_metric_archive:__version__", group=PACKS_GROUP),
@@ -123,11 +124,12 @@ def test_a_pack_that_does_not_load_is_skipped_with_a_warning(monkeypatch, caplog
     monkeypatch.setattr(registry.metadata, "entry_points", lambda group: entries if group == PACKS_GROUP else [])
     registry.checkpoint_pack_folders.cache_clear()
     try:
-        with caplog.at_level(logging.WARNING, logger="coherence_metric.registry"):
+        with pytest.warns(UserWarning) as caught:
             assert registry.checkpoint_pack_folders() == [coherence_metric_archive.CHECKPOINTS_DIR]
     finally:
         registry.checkpoint_pack_folders.cache_clear()
-    warnings = [record.getMessage() for record in caplog.records]
+    warnings = [str(warning.message) for warning in caught]
+    assert all("\n" not in message for message in warnings), warnings
     assert any(message.startswith("checkpoint pack 'broken'") and "does not load, skipped" in message
                for message in warnings), warnings
     assert any(message.startswith("checkpoint pack 'not-a-folder'") and "not a folder" in message

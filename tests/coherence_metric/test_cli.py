@@ -154,23 +154,25 @@ def test_models_lists_immutable_names_with_fingerprints_and_the_default_alias(ru
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith("packaged (") and lines[0].endswith("coherence_metric/checkpoints):")
-    assert [lines[index].split() for index in (1, 3, 5, 7, 9)] == [
+    assert [lines[index].split() for index in (1, 3, 5, 7, 9, 11)] == [
         ["cm-minilm-gpu-joint-2026.11", "5c7a070b1482"], ["cm-minilm-joint-boundary-2026.11", "dbee8de2bbe8"],
         ["cm-minilm-joint-long-2026.11", "591f5e97f14c"], ["cm-minilm-joint-long-tm-2026.11", "fafcd2865778"],
-        ["cm-minilm-l5-joint-boundary-2026.11", "8cf7003b292f"]]
+        ["cm-minilm-l5-joint-boundary-2026.11", "8cf7003b292f"], ["cm-mpnet-lora-joint-2026.11", "df710c2c781b"]]
     assert lines[2].startswith("      the joint recipe trained on a GPU")
     assert lines[4].startswith("      the 0.4.0 default trained one more pass with a boundary head")
     assert lines[6].startswith("      the joint recipe trained three times longer")
     assert lines[8].startswith("      the 0.4.0 default with the transition model")
     assert lines[10].startswith("      a five-layer student of the 0.7.0 default")
+    assert lines[12].startswith("      the accurate tier (`accurate`, opt-in)")
     # past defaults: the archive pack, a distribution of its own (PyPI's 100 MB per file)
-    assert lines[11].startswith("checkpoint pack (") and lines[11].endswith("coherence_metric_archive/checkpoints):")
-    assert [lines[index].split() for index in (12, 14, 16)] == [
+    assert lines[13].startswith("checkpoint pack (") and lines[13].endswith("coherence_metric_archive/checkpoints):")
+    assert [lines[index].split() for index in (14, 16, 18)] == [
         ["cm-minilm-2026.11", "9a5eab21e7f1"], ["cm-minilm-joint-2026.11", "270ef501245f"],
         ["cm-minilm-pointwise-2026.11", "ffa0e578e583"]]
-    assert lines[13].startswith("      the paper's task") and lines[15].startswith("      order, truncation")
-    assert lines[17].startswith("      ranks different texts")
-    assert lines[18:21] == ["aliases:", "  default -> cm-minilm-gpu-joint-2026.11", "Hugging Face cache:"]
+    assert lines[15].startswith("      the paper's task") and lines[17].startswith("      order, truncation")
+    assert lines[19].startswith("      ranks different texts")
+    assert lines[20:24] == ["aliases:", "  accurate -> cm-mpnet-lora-joint-2026.11",
+                            "  default -> cm-minilm-gpu-joint-2026.11", "Hugging Face cache:"]
 
 
 def test_models_as_json(runner):
@@ -184,7 +186,9 @@ def test_models_as_json(runner):
     assert {"name": "cm-minilm-gpu-joint-2026.11", "fingerprint": "5c7a070b1482"} in packaged
     assert {"name": "cm-minilm-joint-long-tm-2026.11", "fingerprint": "fafcd2865778"} in packaged
     assert {"name": "cm-minilm-l5-joint-boundary-2026.11", "fingerprint": "8cf7003b292f"} in packaged
-    assert data["aliases"] == {"default": "cm-minilm-gpu-joint-2026.11"} and isinstance(data["hub_cache"], list)
+    assert {"name": "cm-mpnet-lora-joint-2026.11", "fingerprint": "df710c2c781b"} in packaged
+    assert data["aliases"] == {"accurate": "cm-mpnet-lora-joint-2026.11", "default": "cm-minilm-gpu-joint-2026.11"}
+    assert isinstance(data["hub_cache"], list)
 
 
 def test_models_says_when_no_default_ships(runner, monkeypatch, tmp_path):
@@ -240,7 +244,7 @@ def test_a_file_compared_with_itself_is_a_tie_despite_batching_noise(runner, ber
                     "One. Two.\n" + "Rain fell on the town all day and the river rose over its banks. " * 2 + "\n"
                     "A flood.\nThe road was closed before noon. Buses took the long way round.\n")
     result = invoke(runner, ["compare", str(path), str(path), "-i", "lines", "--batch-size", "2",
-                             "--model", str(bert_checkpoint), "--bootstrap", "50"])
+                             "--model", str(bert_checkpoint), "--bootstrap", "100"])
     assert result.exit_code == 0, result.output
     assert "A wins 0  B wins 0  ties 5" in result.stdout
     assert "A win rate: 0.000  (95% CI 0.000 to 0.000)" in result.stdout

@@ -63,3 +63,21 @@ def test_a_missing_file_and_a_bad_mechanism_are_one_line(runner, bert_checkpoint
     assert_one_line_error(invoke(runner, ["explain", str(tmp_path / "nope.txt")]), "no such file")
     result = invoke(runner, ["explain", SHUFFLED, "--mechanism", "magic", "--model", str(bert_checkpoint)])
     assert_one_line_error(result, "--mechanism")
+
+
+@pytest.mark.parametrize("command", ["explain", "diagnose", "score", "compare"])
+def test_every_output_format_the_help_names_is_accepted(runner, command):
+    """Issue 55 item 24: ``explain --help`` promised markdown and latex tables, and ``-f markdown`` was refused."""
+    from coherence_metric.cli import (
+        cli,
+        commands,  # noqa: F401  (registers every command)
+    )
+
+    option = next(param for param in cli.commands[command].params if param.name == "output_format")
+    accepted = set(option.type.choices)
+    assert "text" in accepted and "json" in accepted
+    for named in ("markdown", "latex", "tsv"):
+        assert (named in option.help) <= (named in accepted), f"{command} -f help names {named}: {option.help}"
+    shown = " ".join(invoke(runner, [command, "--help"]).stdout.split())
+    for named in ("markdown", "latex"):
+        assert (f"{named} and" in shown or f"{named}:" in shown) <= (named in accepted), shown

@@ -99,3 +99,27 @@ def test_references_are_ignored_with_one_warning(metric, bert_checkpoint, expect
         result = metric.compute(predictions=TEXTS, references=["x", "y"], model=str(bert_checkpoint))
     assert len([warning for warning in caught if "references" in str(warning.message)]) == 1
     assert result["scores"] == pytest.approx(expected.scores, abs=1e-6)
+
+
+@pytest.mark.parametrize("call", ["compute", "add_batch"])
+def test_a_bare_string_is_refused_not_scored_character_by_character(metric, bert_checkpoint, expected, call):
+    """``predictions="Hello."`` used to give six scores, one per character; it is one line saying to pass a list,
+    and nothing of it is left for the next compute."""
+    with pytest.raises(InputError) as raised:
+        if call == "compute":
+            metric.compute(predictions="Hello.", model=str(bert_checkpoint))
+        else:
+            metric.add_batch(predictions="Hello.")
+    message = str(raised.value)
+    assert message.startswith("predictions is a string") and "predictions=['Hello.']" in message
+    assert "\n" not in message
+    result = metric.compute(predictions=TEXTS, model=str(bert_checkpoint))
+    assert result["scores"] == pytest.approx(expected.scores, abs=1e-6)
+
+
+def test_a_long_multiline_bare_string_is_named_in_one_short_line(metric):
+    text = "First line of a long document.\nSecond line. " * 50
+    with pytest.raises(InputError) as raised:
+        metric.add_batch(predictions=text)
+    message = str(raised.value)
+    assert "\n" not in message and len(message) < 200 and "First line" in message

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from coherence_metric import InputError
-from coherence_metric.inputs import read_texts
+from coherence_metric.inputs import read_grouped_texts, read_texts
 
 
 def test_doc_lines_paragraphs(tmp_path):
@@ -169,3 +171,71 @@ def test_an_input_over_the_size_limit_is_refused(tmp_path, monkeypatch):
         read_texts(str(path))
     path.write_text("A text. " * 12, encoding="utf-8")  # 96 bytes: fine
     assert len(read_texts(str(path))) == 1
+
+
+# Issue 55 item 19: UTF-16 and UTF-32 files were told to `iconv -f latin1`, which turns them into garbled text that
+# then scores without a word. Each encoding is named with the command that converts it.
+@pytest.mark.parametrize("encoding, named", [
+    ("utf-16", "UTF-16"),  # Python writes a byte order mark
+    ("utf-32", "UTF-32"),
+    ("utf-16-le", "UTF-16LE"),  # no byte order mark: NUL bytes between ASCII letters (valid UTF-8, garbled text)
+    ("utf-16-be", "UTF-16BE"),
+])
+def test_utf16_and_utf32_files_are_named_with_the_command_that_converts_them(tmp_path, encoding, named):
+    path = tmp_path / "wide.txt"
+    path.write_text("The river rose slowly.\nBy morning the fields were under water.\n", encoding=encoding)
+    with pytest.raises(InputError) as caught:
+        read_texts(str(path), "lines")
+    message = str(caught.value)
+    assert message.startswith(f"{path} is {named}") and "\n" not in message
+    assert f"iconv -f {named} -t UTF-8 {path}" in message and "latin1" not in message
+
+
+def test_other_invalid_utf8_is_not_told_to_guess_latin1(tmp_path):
+    path = tmp_path / "latin.txt"
+    path.write_bytes("caf\u00e9\n".encode("latin-1"))
+    with pytest.raises(InputError) as caught:
+        read_texts(str(path))
+    assert "latin1" not in str(caught.value) and f"file -i {path}" in str(caught.value)
+
+
+# Issue 55 item 25: --group-by values that are not plainly a name.
+def _grouped_file(tmp_path, systems):
+    path = tmp_path / "outputs.jsonl"
+    path.write_text("".join(json.dumps({"system": system, "text": f"Text {number}. More."}) + "\n"
+                            for number, system in enumerate(systems)), encoding="utf-8")
+    return path
+
+
+def test_group_by_null_is_named_as_null_not_as_a_missing_field(tmp_path):
+    path = _grouped_file(tmp_path, ["a", None])
+    with pytest.raises(InputError) as caught:
+        read_grouped_texts(str(path), "text", "system")
+    assert f"{path} line 2: field 'system' is null" in str(caught.value)
+    assert "has no field" not in str(caught.value)
+
+
+def test_group_by_a_number_and_the_same_digits_as_a_string_are_refused_not_merged(tmp_path):
+    assert list(read_grouped_texts(str(_grouped_file(tmp_path, [1, 2, 1, 2])), "text", "system")) == ["1", "2"]
+    path = _grouped_file(tmp_path, [1, "1", "2", "2"])
+    with pytest.raises(InputError) as caught:
+        read_grouped_texts(str(path), "text", "system")
+    message = str(caught.value)
+    assert f"{path} lines 1 and 2" in message and "1 (a number)" in message and "'1' (a string)" in message
+
+
+@pytest.mark.parametrize("other", ["A\u200b", "\u200bA", "A\u2060", "A\ufeff", "\u0041\u030a", "A "])
+def test_group_by_names_that_print_alike_are_refused_with_both_spellings(tmp_path, other):
+    first = "\u00c5" if other == "\u0041\u030a" else "A"  # Å precomposed and A + combining ring print alike
+    path = _grouped_file(tmp_path, [first, other, first, other])
+    with pytest.raises(InputError) as caught:
+        read_grouped_texts(str(path), "text", "system")
+    message = str(caught.value)
+    assert f"{path} lines 1 and 2" in message and ascii(other) in message and "print the same" in message
+    assert "\u200b" not in message and "\n" not in message
+
+
+def test_group_by_a_name_with_nothing_visible_is_refused(tmp_path):
+    path = _grouped_file(tmp_path, ["a", "\u200b"])
+    with pytest.raises(InputError, match="line 2: field 'system' has no visible characters"):
+        read_grouped_texts(str(path), "text", "system")

@@ -66,7 +66,8 @@ def packaged_copy(tmp_path, monkeypatch):
                                                         "cm-minilm-joint-long-2026.11, "
                                                         "cm-minilm-joint-long-tm-2026.11, "
                                                         "cm-minilm-l5-joint-boundary-2026.11, "
-                                                        "cm-minilm-pointwise-2026.11)"),
+                                                        "cm-minilm-pointwise-2026.11, "
+                                                        "cm-mpnet-lora-joint-2026.11)"),
     ('{"aliases": {"default": "cm-minilm-2026.11"}, "history": {"0.0.9": "cm-gone-2025.01"}}',
      "history entry '0.0.9' points to 'cm-gone-2025.01'"),
     ('{"aliases": {"cm-minilm-2026.11": "cm-minilm-2026.11"}}', "is also a packaged checkpoint's name"),
@@ -97,8 +98,10 @@ def test_unknown_models_list_the_packaged_names_and_aliases():
                                                  r"cm-minilm-joint-2026.11, "
                                                  r"cm-minilm-joint-boundary-2026.11, "
                                                  r"cm-minilm-joint-long-2026.11, cm-minilm-joint-long-tm-2026.11, "
-                                                 r"cm-minilm-l5-joint-boundary-2026.11, cm-minilm-pointwise-2026.11; "
-                                                 r"aliases: default -> cm-minilm-gpu-joint-2026.11\)"):
+                                                 r"cm-minilm-l5-joint-boundary-2026.11, cm-minilm-pointwise-2026.11, "
+                                                 r"cm-mpnet-lora-joint-2026.11; "
+                                                 r"aliases: accurate -> cm-mpnet-lora-joint-2026.11, "
+                                                 r"default -> cm-minilm-gpu-joint-2026.11\)"):
         resolve_model("justaname")
 
 

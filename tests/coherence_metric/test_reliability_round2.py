@@ -51,18 +51,6 @@ def tiny_scorer(bert_checkpoint) -> CoherenceScorer:
 # ------------------------------------------------------------------------------------- 8: non-finite scores
 
 
-@pytest.fixture
-def nan_checkpoint(bert_checkpoint, corrupt_copy) -> Path:
-    """A checkpoint whose training diverged: its head's bias is NaN, properly hashed."""
-    from safetensors.torch import load_file, save_file
-
-    folder = corrupt_copy(bert_checkpoint)
-    tensors = load_file(str(folder / "head.safetensors"))
-    tensors["bias"] = tensors["bias"] * float("nan")
-    save_file(tensors, str(folder / "head.safetensors"))
-    return _rehash(folder)
-
-
 def test_a_model_giving_nan_scores_is_refused_not_reported(nan_checkpoint, runner):
     with pytest.raises(NonFiniteScoreError, match="text 0 got a non-finite score \\(nan\\)"):
         CoherenceScorer(str(nan_checkpoint)).score(TEXTS[:2])

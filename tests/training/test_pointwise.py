@@ -287,3 +287,67 @@ def test_a_student_learns_its_teachers_score_and_a_teacher_on_another_backbone_i
     other.backbone_spec.weights_sha256 = "0" * 64
     with pytest.raises(InputError, match="stands on another backbone than the model it teaches"):
         load_score_teacher(str(teacher), other)
+
+
+def test_a_lora_run_trains_adapters_alone_and_its_checkpoint_scores_as_the_trained_model(shared_data, tiny_bert_dir,
+                                                                                        tmp_path):
+    """``model.lora`` (the accurate tier's way to stay a few MB over a 110M backbone): only the adapters and the head
+    train, the pooler is never adapted, and the ``adapter`` checkpoint scores exactly as the model did in memory."""
+    from safetensors.torch import load_file
+
+    from coherence_metric import CoherenceScorer
+    from coherence_metric.checkpoint import load_checkpoint
+    from coherence_metric.training.evaluation import score_documents
+    from coherence_metric.training.pointwise.recipe import build_model, load_pointwise_recipe
+
+    recipe = tmp_path / "lora.yaml"
+    recipe.write_text(json.dumps({
+        "family": "pointwise",
+        "model": {"backbone": str(tiny_bert_dir), "max_length": 64, "train_layers": None,
+                  "lora": {"r": 4, "alpha": 8}},
+        "data": {"corpora": ["lee"], "train_documents": 4, "dev_documents": 2, "decontaminate": False,
+                 "negatives": {"shuffle": 1}},
+        "objective": {"batch_size": 2, "bf16": False, "save_flavour": "adapter"},
+        "loop": {"output_dir": str(tmp_path / "run"), "max_steps": 2, "eval_every": 2, "lr": 1e-2},
+    }), encoding="utf-8")
+    model, tokenizer = build_model(load_pointwise_recipe(recipe))
+    trainable = [name for name, parameter in model.named_parameters() if parameter.requires_grad]
+    assert trainable and all("lora_" in name or name.startswith("head.") for name in trainable)
+    assert not any("pooler" in name for name, _ in model.named_parameters() if "lora_" in name)
+    assert any(".attention.self.query.lora_A" in name for name in trainable)
+    run_recipe(recipe, {}, progress=False)
+    final = tmp_path / "run" / "final"
+    config = json.loads((final / "coherence_config.json").read_text())
+    assert config["flavour"] == "adapter" and "adapter/adapter_model.safetensors" in config["files"]
+    adapter = load_file(str(final / "adapter" / "adapter_model.safetensors"))
+    assert any("lora_B" in name and float(tensor.abs().max()) > 0 for name, tensor in adapter.items())  # trained
+    texts = [["Rain fell all day.", "The roads flooded."], ["The roads flooded.", "Rain fell all day.", "Odd."]]
+    loaded = CoherenceScorer(str(final), dtype="fp32").score(texts).scores
+    assert all(math.isfinite(value) for value in loaded)
+    # The adapters are applied: the same head over the bare backbone scores otherwise.
+    bare, _ = build_model(load_pointwise_recipe(recipe, {"model.lora": None, "model.train_layers": 0,
+                                                        "objective.save_flavour": "full"}))
+    bare.head.load_state_dict(load_checkpoint(final).model.head.state_dict())
+    assert score_documents(bare, tokenizer, texts, 64) != pytest.approx(loaded, abs=1e-4)
+
+
+@pytest.mark.parametrize("model, objective, message", [
+    ({"train_layers": 2, "lora": {"r": 4}}, {"save_flavour": "adapter"}, "set model.train_layers: null"),
+    ({"train_layers": None, "lora": {"r": 4}}, {"save_flavour": "delta"}, "objective.save_flavour: adapter"),
+    ({"train_layers": None}, {"save_flavour": "adapter"}, "adapter needs a model.lora section"),
+    ({"train_layers": None, "lora": {"r": 0}}, {"save_flavour": "adapter"}, "model.lora needs r >= 1"),
+    ({"train_layers": None, "lora": {"rank": 4}}, {"save_flavour": "adapter"}, "unknown key 'rank'"),
+])
+def test_a_lora_section_that_cannot_train_or_save_is_refused_in_one_line(model, objective, message):
+    with pytest.raises(InputError, match=message):
+        recipe_from_mapping({"family": "pointwise", "model": model, "objective": objective}, "r.yaml")
+
+
+def test_lora_targets_the_backbone_lacks_are_refused(tiny_bert_dir):
+    from coherence_metric.training.pointwise.recipe import build_model
+
+    recipe = recipe_from_mapping({"family": "pointwise", "model": {
+        "backbone": str(tiny_bert_dir), "train_layers": None, "lora": {"r": 4, "target_modules": ["nowhere"]}},
+        "objective": {"save_flavour": "adapter"}}, "r.yaml")
+    with pytest.raises(InputError, match="match no Linear layer"):
+        build_model(recipe)

@@ -129,3 +129,16 @@ def test_the_gpu_boundary_recipe_is_the_boundary_recipe_from_the_gpu_run():
     assert (gpu["model"]["init_checkpoint"], gpu["loop"]["output_dir"]) == ("runs/gpu-joint/final",
                                                                              "runs/gpu-joint-boundary")
     _assert_equal_but_for(gpu, boundary, {"model": ["init_checkpoint"], "loop": ["output_dir"]})
+
+
+def test_the_accurate_tiers_recipe_is_the_gpu_joint_recipe_on_mpnet_with_lora():
+    """The accurate tier (issue 52) changes the backbone, how it trains (LoRA adapters, so a learning rate for them)
+    and the scale (texts per step, steps), never the data's kinds, the negatives or the losses."""
+    minilm, mpnet = _pointwise("gpu-minilm-joint"), _pointwise("gpu-mpnet-lora-joint")
+    assert mpnet["model"]["backbone"] == "sentence-transformers/all-mpnet-base-v2"
+    assert mpnet["model"]["lora"]["r"] == 16 and mpnet["objective"]["save_flavour"] == "adapter"
+    assert mpnet["objective"]["batch_size"] * mpnet["loop"]["max_steps"] == 96_000  # as many positives as 0.8.0
+    assert minilm["model"]["lora"] is None
+    _assert_equal_but_for(mpnet, minilm, {
+        "model": ["backbone", "lora"], "objective": ["batch_size", "save_flavour", "delta_bf16"],
+        "loop": ["output_dir", "max_steps", "lr", "final_lr", "eval_every"]})

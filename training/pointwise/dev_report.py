@@ -11,6 +11,11 @@ or ruled out. Nothing here reads a test set.
 A checkpoint's global score (the whole text) and its transitions (each adjacent pair scored alone) are computed once;
 each weight w mixes them as the local term does (``coherence_metric.local_term.mix``), so a weight is chosen before
 it is written into a checkpoint (``coherence_metric.checkpoint.set_local_term``).
+
+Issue 52 adds, beside the older checks: extractive texts against the lead and a shuffle (``extractive``), first
+sentence / third / half against the whole per length band (``bands``: the short check texts, and long texts: the
+human-written HANNA stories of dev-select and long dev-split corpus documents), and system-level Kendall tau on
+dev-select (``dev_systems``; no new texts: it reads the human_dev scores).
 """
 
 from __future__ import annotations
@@ -29,15 +34,35 @@ import numpy as np
 from coherence_metric.local_term import adjacent_pairs, group_by_owner, mix
 from coherence_metric.research.datasets.ratings import (
     DEV_SELECT,
+    HANNA,
     HUMAN_DEV_SETS,
     RatedSet,
     dev_half,
     group_credits,
     load_human_dev_set,
+    word_count,
 )
+from coherence_metric.research.documents import Document
 
 from ..config import read_recipe_mapping
-from .dev_checks import DevTexts, build_dev_texts, run_dev_checks, win_credit
+from .dev_checks import (
+    LONG,
+    SHORT,
+    SHORT_BAND_TEXTS,
+    DevTexts,
+    ExtractiveTexts,
+    Scorer,
+    band_documents,
+    build_dev_texts,
+    build_extractive_texts,
+    extractive_documents,
+    run_band_checks,
+    run_dev_checks,
+    run_extractive_checks,
+    spread,
+    win_credit,
+)
+from .dev_systems import system_agreement
 from .objective import ranking_auc
 from .recipe import recipe_from_mapping
 from .texts import PointwiseExample, make_example, sample_documents
@@ -46,6 +71,11 @@ from .texts import PointwiseExample, make_example, sample_documents
 DEV_RECIPE = Path(__file__).resolve().parents[1] / "configs" / "cpu-minilm-joint.yaml"
 RESAMPLES = 2000
 SEED = 12345
+#: A long-band text: 6+ sentences and this many words (HANNA's stories run ~250-400; news articles ~300-600).
+LONG_WORDS = (250, 600)
+#: The human-written HANNA stories: the one story per prompt whose whole is coherent by construction, so a lead
+#: that beats it shows a length bias, not a generator's drift.
+LONG_STORY_SYSTEM = "Human"
 
 
 @dataclass
@@ -56,6 +86,23 @@ class DevData:
     rated_texts: Dict[str, List[int]]  # set name -> indices of its dev-select texts
     examples: List[PointwiseExample]
     checks: DevTexts
+    # Issue 52's texts; None (and an older pickle, which lacks them) leaves their numbers out.
+    extractive: Optional[ExtractiveTexts] = None
+    bands: Optional[Dict[str, List[List[str]]]] = None
+
+
+def is_long(sentences: Sequence[str]) -> bool:
+    """Whether a text belongs in the long band (see :data:`LONG_WORDS`)."""
+    return len(sentences) >= 6 and LONG_WORDS[0] <= word_count(sentences) <= LONG_WORDS[1]
+
+
+def long_texts(documents: Sequence[Document], rated: Sequence[RatedSet],
+               rated_texts: Dict[str, List[int]]) -> List[List[str]]:
+    """The long band: HANNA's dev-select human-written stories, then the dev-split corpus documents, that are long."""
+    stories = [list(item.texts[index].sentences) for item in rated if item.name == HANNA
+               for index in rated_texts[item.name] if item.texts[index].system == LONG_STORY_SYSTEM]
+    articles = [[sentence for sentence in document.sentences if sentence.strip()] for document in documents]
+    return [text for text in stories + articles if is_long(text)]
 
 
 def load_dev_data(recipe_path: Path = DEV_RECIPE) -> DevData:
@@ -66,7 +113,9 @@ def load_dev_data(recipe_path: Path = DEV_RECIPE) -> DevData:
     rated = [load_human_dev_set(name) for name in HUMAN_DEV_SETS]
     rated_texts = {item.name: [index for index, text in enumerate(item.texts)
                                if dev_half(item.name, text.group) == DEV_SELECT] for item in rated}
-    return DevData(rated, rated_texts, examples, build_dev_texts(dev_documents))
+    checks = build_dev_texts(dev_documents)
+    bands = {SHORT: spread(checks.texts, SHORT_BAND_TEXTS), LONG: long_texts(dev_documents, rated, rated_texts)}
+    return DevData(rated, rated_texts, examples, checks, build_extractive_texts(dev_documents), bands)
 
 
 class GlobalAndLocal:
@@ -87,6 +136,12 @@ class GlobalAndLocal:
                 for text, value in zip(missing, self.scorer.score(missing).scores):
                     self._cache[text] = value
         return [self._cache[text] for text in texts]
+
+    def parts_whole(self, documents: Sequence[Sequence[str]]) -> List[float]:
+        """Whole-text scores alone."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return list(self.scorer.score([list(document) for document in documents]).scores)
 
     def parts(self, documents: Sequence[Sequence[str]]) -> Tuple[List[float], List[List[float]]]:
         """Whole-text scores and per-text transition scores."""
@@ -118,9 +173,23 @@ def evaluate_option(data: DevData, whole: Dict[str, List[float]], transitions: D
             cursor += 1
     result["synthetic_accuracy"] = statistics.fmean(wins)
     result["synthetic_auc"] = ranking_auc(positives, negatives)
-    checks_scores = iter(mixed["checks"])
-    result.update(run_dev_checks(data.checks, lambda texts: [next(checks_scores) for _ in texts]))
+    result.update(run_dev_checks(data.checks, _given(mixed["checks"])))
+    result.update(system_agreement(data.rated, data.rated_texts, mixed))
+    if data.extractive is not None:
+        result.update(run_extractive_checks(data.extractive, _given(mixed["extractive"])))
+    if data.bands is not None:
+        result.update(run_band_checks(data.bands, _given(mixed["bands"])))
     return result
+
+
+def _given(scores: Sequence[float]) -> Scorer:
+    """A scorer for a check that scores its texts in one call: the scores already computed for exactly those
+    texts (a count that differs means the scores were made for other texts, so it is refused)."""
+    def score(texts: List[List[str]]) -> List[float]:
+        if len(texts) != len(scores):
+            raise ValueError(f"{len(scores)} scores for {len(texts)} dev texts: score dev_documents(data) again")
+        return list(scores)
+    return score
 
 
 def _check_documents(checks: DevTexts) -> List[List[str]]:
@@ -130,13 +199,18 @@ def _check_documents(checks: DevTexts) -> List[List[str]]:
 
 def dev_documents(data: DevData) -> Dict[str, List[List[str]]]:
     """Every dev text an option is scored on, keyed by part (each human_dev set's dev-select texts, ``synthetic``:
-    positives then each example's negatives, ``checks``), in the order :func:`evaluate_option` reads the scores."""
+    positives then each example's negatives, ``checks``, ``extractive`` and ``bands`` when the data has them), in
+    the order :func:`evaluate_option` reads the scores."""
     documents: Dict[str, List[List[str]]] = {
         rated.name: [list(rated.texts[index].sentences) for index in data.rated_texts[rated.name]]
         for rated in data.rated}
     documents["synthetic"] = ([example.positive for example in data.examples]
                               + [negative for example in data.examples for _, negative in example.negatives])
     documents["checks"] = _check_documents(data.checks)
+    if data.extractive is not None:
+        documents["extractive"] = extractive_documents(data.extractive)
+    if data.bands is not None:
+        documents["bands"] = band_documents(data.bands)
     return documents
 
 
@@ -172,32 +246,76 @@ def paired_difference(first: Dict[str, Dict[str, Tuple[float, int]]], second: Di
 def option_summary(option: Dict[str, Any], comparisons: Sequence[Tuple[str, str]] = ()) -> str:
     """One line of an option's dev numbers (what :func:`evaluate_option` returns): human_dev dev-select mean and per
     set, then each paired difference ``option[key]`` named in ``comparisons`` as ``(label, key)``, then synthetic
-    dev and the order and truncation checks."""
+    dev, the order and truncation checks, and issue 52's numbers where present (extract vs lead / shuffle, long
+    first / third / half > whole, mean system tau)."""
     note = "".join(f" {label} {option[key]['difference']:+.3f} {option[key]['interval']}"
                    for label, key in comparisons if key in option)
-    return (f"human {option['human_mean']:.3f} "
+    line = (f"human {option['human_mean']:.3f} "
             f"({', '.join(f'{k} {v:.3f}' for k, v in option['human'].items())}){note} | "
             f"synth acc {option['synthetic_accuracy']:.3f} auc {option['synthetic_auc']:.3f} | "
             f"own_shuffle {option['own_shuffle']:.3f} first>whole {option['first_beats_whole']:.3f} "
             f"gap_sd {option['truncation_gap_sd']:+.2f} count_rho {option['count_spearman']:+.2f}")
+    if "extractive_vs_lead" in option:
+        line += f" | extract>lead {option['extractive_vs_lead']:.3f} >shuf {option['extractive_vs_shuffle']:.3f}"
+    if f"{LONG}_first_beats_whole" in option:
+        line += " long>whole " + "/".join(f"{option[f'{LONG}_{cut}_beats_whole']:.2f}"
+                                          for cut in ("first", "first_third", "first_half"))
+    if option.get("system_tau_mean") is not None:
+        line += f" | sys_tau {option['system_tau_mean']:+.2f}"
+    return line
+
+
+def score_whole(data: DevData, model: str) -> Dict[str, List[float]]:
+    """A checkpoint's whole-text scores on every dev text, keyed by part (no transitions: weight 0 only)."""
+    scorer = GlobalAndLocal(model)
+    return {key: scorer.parts_whole(texts) for key, texts in dev_documents(data).items()}
+
+
+def read_saved_scores(path: Path, data: DevData) -> Dict[str, List[float]]:
+    """Whole-text scores a GPU run saved (``experiments/gpu_joint``: ``scores-STEP.json.gz``), checked against the
+    dev texts they must belong to (same parts, same counts: the dev data of another commit is refused)."""
+    import gzip
+
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        scores = json.load(handle)
+    expected = {key: len(texts) for key, texts in dev_documents(data).items()}
+    found = {key: len(values) for key, values in scores.items()}
+    if found != expected:
+        raise SystemExit(f"{path}: scores for {found}, but this dev data has {expected} texts")
+    return scores
 
 
 def main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("checkpoints", nargs="+")
+    parser.add_argument("checkpoints", nargs="*")
     parser.add_argument("--weights", default="0", help="local-term weights to try, comma-separated")
+    parser.add_argument("--whole-only", action="store_true",
+                        help="score whole texts only (weight 0, no transitions): several times faster")
+    parser.add_argument("--scores", action="append", default=[], type=Path, metavar="SCORES_JSON_GZ",
+                        help="also an option from whole-text scores a GPU run saved (weight 0), compared with the rest")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    weights = [float(value) for value in args.weights.split(",")]
+    if not args.checkpoints and not args.scores:
+        parser.error("name at least one checkpoint or --scores file")
+    weights = [0.0] if args.whole_only else [float(value) for value in args.weights.split(",")]
     started = time.perf_counter()
     data = load_dev_data()
     options: List[Dict[str, Any]] = []
     for checkpoint in args.checkpoints:
-        whole, transitions = score_checkpoint(data, checkpoint)
+        if args.whole_only:
+            whole = score_whole(data, checkpoint)
+            transitions: Dict[str, List[List[float]]] = {key: [] for key in whole}
+        else:
+            whole, transitions = score_checkpoint(data, checkpoint)
         for weight in weights:
             option = evaluate_option(data, whole, transitions, weight)
             option["checkpoint"] = checkpoint
             options.append(option)
+    for path in args.scores:
+        whole = read_saved_scores(path, data)
+        option = evaluate_option(data, whole, {key: [] for key in whole}, 0.0)
+        option["checkpoint"] = str(path)
+        options.append(option)
     baseline = options[0]
     for option in options:
         option["vs_first"] = paired_difference(baseline["credits"], option["credits"])

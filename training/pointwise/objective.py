@@ -32,7 +32,7 @@ from .boundary import BoundaryHead, boundary_losses, scores_and_boundaries
 from .dev_checks import build_dev_texts, run_dev_checks
 from .texts import PointwiseData, PointwiseExample, make_example
 
-FLAVOURS = ("delta", "full")
+FLAVOURS = ("delta", "full", "adapter")
 
 
 @dataclass
@@ -54,7 +54,8 @@ class PointwiseObjectiveSection:
         head_lr: learning rate of the fresh linear head (None: the loop's ``lr``); a larger one lets the head
             find its direction while the encoder moves slowly.
         bf16: bf16 autocast in training (several times faster on CPUs with AMX/AVX512-BF16).
-        save_flavour: ``delta`` (trained tensors only over the named backbone; small enough to ship) or ``full``.
+        save_flavour: ``delta`` (trained tensors only over the named backbone; small enough to ship), ``full``, or
+            ``adapter`` (the LoRA adapters of ``model.lora`` over the named backbone).
         delta_bf16: store a delta's tensors in bf16.
         boundary_distil_weight: weight of the boundary head's distillation from ``boundary_teacher``
             (:mod:`.boundary`: a head on the document pass's sentence vectors, a training signal only; 0 with

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from coherence_metric.errors import InputError
 
@@ -26,6 +26,23 @@ logger = logging.getLogger("coherence_metric.training")
 
 
 @dataclass
+class PointwiseLora:
+    """``model.lora:``: rank, scale and target Linear layers of the adapters (PEFT LoRA).
+
+    The defaults name every attention projection of an MPNet layer (``q``, ``k``, ``v``, ``o``) and of a BERT-like one
+    (``query``, ``key``, ``value``) plus every ``dense`` layer (both feed-forward layers; BERT's attention output);
+    targets the backbone lacks are ignored, and the pooler (never read: pooling reads the hidden states) is never
+    adapted.
+    """
+
+    r: int = 16
+    alpha: int = 32
+    dropout: float = 0.0
+    target_modules: List[str] = field(default_factory=lambda: ["q", "k", "v", "o", "query", "key", "value",
+                                                              "dense"])
+
+
+@dataclass
 class PointwiseModelSection:
     """``model:``: the backbone, pooling, max length, and which of its weights train.
 
@@ -34,6 +51,8 @@ class PointwiseModelSection:
     ``init_checkpoint`` starts from a coherence checkpoint's weights (its head and backbone) instead.
     ``num_layers`` keeps only the first transformer layers of that start (None: all): a faster student, which the
     recipe then trains; its checkpoint records the count (format 6) and loads on the same public backbone.
+    ``lora`` trains low-rank adapters (PEFT LoRA) on every layer instead of whole tensors: the way a 110M backbone's
+    checkpoint stays a few MB (``objective.save_flavour: adapter``); ``train_layers`` must then be null.
     """
 
     backbone: str = "sentence-transformers/all-MiniLM-L6-v2"
@@ -43,6 +62,7 @@ class PointwiseModelSection:
     train_layers: Optional[int] = 2
     init_checkpoint: Optional[str] = None
     num_layers: Optional[int] = None
+    lora: Optional[PointwiseLora] = None
     device: str = "cpu"
 
 
@@ -75,6 +95,14 @@ def recipe_from_mapping(values: Dict[str, Any], where: str) -> PointwiseRecipe:
                                                  or recipe.model.num_layers < 1):
         raise InputError(f"{where}: model.num_layers must be a positive integer (or null), got "
                          f"{recipe.model.num_layers!r}")
+    lora = recipe.model.lora
+    if lora is not None and (recipe.model.train_layers is not None or recipe.objective.save_flavour != "adapter"):
+        raise InputError(f"{where}: model.lora trains adapters on every layer: set model.train_layers: null and "
+                         "objective.save_flavour: adapter")
+    if lora is None and recipe.objective.save_flavour == "adapter":
+        raise InputError(f"{where}: objective.save_flavour adapter needs a model.lora section")
+    if lora is not None and not (lora.r >= 1 and lora.alpha > 0 and 0 <= lora.dropout < 1 and lora.target_modules):
+        raise InputError(f"{where}: model.lora needs r >= 1, alpha > 0, 0 <= dropout < 1 and target_modules")
     if recipe.model.train_layers == 0 and recipe.objective.save_flavour == "delta":
         raise InputError(f"{where}: model.train_layers 0 trains the head alone, which a delta checkpoint cannot hold "
                          "(it stores changed backbone tensors): set objective.save_flavour: full")
@@ -110,7 +138,26 @@ def build_model(recipe: PointwiseRecipe) -> Tuple[Any, Any]:
     if section.num_layers is not None:
         model.keep_first_layers(section.num_layers)
     freeze(model.backbone, True, section.train_layers)
+    if section.lora is not None:
+        add_lora(model, section.lora)
     return model.to(section.device), AutoTokenizer.from_pretrained(str(folder), trust_remote_code=False)
+
+
+def add_lora(model: Any, lora: PointwiseLora) -> None:
+    """Wrap the model's backbone in PEFT LoRA adapters (the base weights freeze; the head stays trainable)."""
+    from peft import LoraConfig, get_peft_model
+    from torch import nn
+
+    wanted = set(lora.target_modules)
+    targets = sorted({name.split(".")[-1] for name, module in model.backbone.named_modules()
+                      if isinstance(module, nn.Linear) and name.split(".")[-1] in wanted
+                      and not name.startswith("pooler.")})
+    if not targets:
+        raise InputError(f"model.lora.target_modules {sorted(wanted)} match no Linear layer of the backbone")
+    # A regular expression on the full module name, so that the pooler's ``dense`` is left alone.
+    pattern = r"^(?!pooler\.).*\.(" + "|".join(targets) + ")$"
+    config = LoraConfig(r=lora.r, lora_alpha=lora.alpha, lora_dropout=lora.dropout, target_modules=pattern)
+    model.backbone = get_peft_model(model.backbone, config)
 
 
 def run_recipe(path: Path, overrides: Dict[str, Any], progress: bool) -> Dict[str, Any]:
@@ -127,5 +174,5 @@ def run_recipe(path: Path, overrides: Dict[str, Any], progress: bool) -> Dict[st
     return ObjectiveLoop(objective, recipe.loop, recipe=asdict(recipe), progress=progress).run()
 
 
-__all__ = ["PointwiseModelSection", "PointwiseRecipe", "build_model", "load_pointwise_recipe", "recipe_from_mapping",
-           "run_recipe"]
+__all__ = ["PointwiseLora", "PointwiseModelSection", "PointwiseRecipe", "add_lora", "build_model",
+           "load_pointwise_recipe", "recipe_from_mapping", "run_recipe"]
