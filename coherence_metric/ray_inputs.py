@@ -84,10 +84,18 @@ def is_folder(location: Location) -> bool:
 
 
 def _name(location: Location, path: str) -> str:
-    """How a file is named in messages: as the user spelled the dataset, plus the file's place inside it."""
+    """How a file is named in messages: as the user spelled the dataset, plus the file's place inside it.
+
+    In a URI the file's place goes into the path, before any query string (``s3://b/in/bad.jsonl?scheme=http``, not
+    ``s3://b/in/?scheme=http/bad.jsonl``), so the name printed is a URI the user can paste back to read that file.
+    """
     if path == location.path:
         return location.given
-    return location.given.rstrip("/") + "/" + os.path.relpath(path, location.path)
+    base, query = location.given, ""
+    if location.is_uri and "?" in base:
+        base, query = base.split("?", 1)
+        query = "?" + query
+    return base.rstrip("/") + "/" + os.path.relpath(path, location.path) + query
 
 
 def check_jsonl(location: Location, field: str) -> int:

@@ -300,6 +300,22 @@ def _resolve_folder(folder: str, revision: Optional[str]) -> ResolvedModel:
     return ResolvedModel(path.resolve(), f"local:{path.resolve().name}", "local")
 
 
+def _warn_if_hub_id(model: str) -> None:
+    """Warn that a relative folder named like a Hub repo id (``acme/coherence-x``) wins over the Hub repo.
+
+    The folder is used, as before, but a stray folder in the working directory would otherwise silently replace
+    the Hub checkpoint the user meant (only ``local:`` in the signature tells); the warning says how to get either
+    one on purpose. Attributed to this line, so Python prints it once per process for each model name.
+    """
+    if _looks_like_path(model) or "/" not in model or not is_hub_repo_id(model):
+        return
+    warnings.warn(
+        f"model {model!r} is both a local folder and a Hub repo id: using the folder ./{model}; "
+        f"pass ./{model} to use the folder without this warning, or rename or remove the folder to use the Hub repo",
+        UserWarning, stacklevel=1,
+    )
+
+
 def _refuse_revision(revision: Optional[str], what: str) -> None:
     """A revision names a Hub commit; for any other model it would be silently ignored, so it is refused."""
     if revision is not None:
@@ -350,6 +366,7 @@ def resolve_model(model: Union[str, "os.PathLike[str]"], revision: Optional[str]
         if not (path / CONFIG_NAME).is_file():
             raise CheckpointError(f"{model} is not a coherence-metric checkpoint: it has no {CONFIG_NAME}")
         _refuse_revision(revision, f"{model} is a local folder")
+        _warn_if_hub_id(model)
         return ResolvedModel(path.resolve(), f"local:{path.resolve().name}", "local")
     if path.exists():
         raise ModelNotFoundError(f"model {model!r} is a file; a checkpoint is a folder holding {CONFIG_NAME}")
