@@ -34,7 +34,7 @@ import logging
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
-from .backbone_parts import PartSpec, PartsRecipe, store_folder, store_problem
+from .backbone_parts import PartSpec, PartsRecipe, pinned_file_problem, store_folder, store_problem
 from .checkpoint_config import BackboneSpec, custom_code_problem, files_under, is_relative_inside, sha256_of_file
 from .errors import CheckpointError, CoherenceMetricError, NetworkError
 from .hub import download_snapshot, hub_offline, is_hub_repo_id
@@ -128,12 +128,9 @@ def pins_problem(folder: Path, pins: Mapping[str, str], verified: Tuple[str, ...
     """Why ``folder`` is not the pinned backbone (a pinned file missing or different, or an unpinned file
     transformers would read), or None. Files transformers never reads (README, onnx/, pickles) may be there;
     ``verified`` names pinned files already hashed by the caller."""
-    for name, expected in sorted(pins.items()):
-        path = folder / name
-        if not path.is_file():
-            return f"{name} is missing"
-        if name not in verified and sha256_of_file(path) != expected:
-            return f"{name} differs from its pinned sha256 {expected[:12]}..."
+    problem = pinned_file_problem(folder, pins, verified)
+    if problem:
+        return problem
     for path in sorted(folder.iterdir()):
         name = path.name
         if name not in pins and name not in _UNREAD_METADATA and name.lower().endswith(_READABLE_SUFFIXES):
@@ -174,11 +171,12 @@ def packaged_backbone_folder(name: str) -> Optional[Path]:
     return Path(getattr(module, function_name)())
 
 
-def _weights_match(folder: Path, expected_sha256: Optional[str]) -> bool:
+def _weights_match(folder: Path, expected_sha256: Optional[str], known_sha256: Optional[str] = None) -> bool:
+    """Whether ``folder``'s weights have the expected sha256 (``known_sha256``: already hashed by the caller)."""
     weights = folder / WEIGHTS_NAME
     if not weights.is_file():
         return False
-    return expected_sha256 is None or sha256_of_file(weights) == expected_sha256
+    return expected_sha256 is None or (known_sha256 or sha256_of_file(weights)) == expected_sha256
 
 
 def _inside_checkpoint(spec: BackboneSpec, checkpoint: Optional[Path], listed: Optional[Mapping[str, str]],
@@ -213,10 +211,12 @@ def _local_candidates(spec: BackboneSpec, checkpoint: Optional[Path], listed: Op
     return candidates
 
 
-def _accept(folder: Path, spec: BackboneSpec, where: str, tried: List[str]) -> bool:
-    """Whether ``folder`` holds the recorded weights; one that names code is refused outright, whatever it holds."""
+def _accept(folder: Path, spec: BackboneSpec, where: str, tried: List[str],
+            known_weights_sha256: Optional[str] = None) -> bool:
+    """Whether ``folder`` holds the recorded weights; one that names code is refused outright, whatever it holds.
+    ``known_weights_sha256``: the weights' hash where the caller has just checked it (the store copy: 440 MB)."""
     label = f"{where} {folder}" if where else str(folder)
-    if not _weights_match(folder, spec.weights_sha256):
+    if not _weights_match(folder, spec.weights_sha256, known_weights_sha256):
         tried.append(f"{label} (different weights)")
         return False
     # A folder the checkpoint names (or lists) and the store copy are verified otherwise; the rest may be anything.
@@ -254,7 +254,9 @@ def resolve_backbone_folder(spec: BackboneSpec, checkpoint: Optional[Path] = Non
             return candidate
 
     stored = stored_backbone_folder(spec.name_or_path, tried)
-    if stored is not None and _accept(stored, spec, "backbone store", tried):
+    # store_problem has just hashed every pinned file of it, the weights included: not hashed a second time
+    if stored is not None and _accept(stored, spec, "backbone store", tried,
+                                      PARTS_BACKBONES[spec.name_or_path].files[WEIGHTS_NAME]):
         return stored
 
     is_repo = is_hub_repo_id(spec.name_or_path)

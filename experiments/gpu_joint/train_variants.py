@@ -15,7 +15,7 @@ trip back; the full dev table of every snapshot comes back too. Nothing here rea
 
 With ``--recipe`` a GPU recipe is trained as written (no :data:`COMMON` scale overrides), e.g. the accurate tier's
 ``training/configs/gpu-mpnet-lora-joint.yaml`` (issue 52): ``--variants as-written`` or a name of
-:data:`VARIANTS`. Each snapshot's whole-text scores of every dev text come back too (``scores.json.gz``), so a dev
+:data:`VARIANTS`. Each snapshot's whole-text scores of every dev text come back too (``scores-STEP.json.gz``), so a dev
 check added later is computed on the CPU from them without the GPU.
 """
 

@@ -21,6 +21,7 @@ dev-select (``dev_systems``; no new texts: it reads the human_dev scores).
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import statistics
 import time
@@ -145,9 +146,7 @@ class GlobalAndLocal:
 
     def parts(self, documents: Sequence[Sequence[str]]) -> Tuple[List[float], List[List[float]]]:
         """Whole-text scores and per-text transition scores."""
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            whole = self.scorer.score([list(document) for document in documents]).scores
+        whole = self.parts_whole(documents)
         pairs, owners = adjacent_pairs(documents)
         return whole, group_by_owner(self._score(pairs), owners, len(documents))
 
@@ -274,8 +273,6 @@ def score_whole(data: DevData, model: str) -> Dict[str, List[float]]:
 def read_saved_scores(path: Path, data: DevData) -> Dict[str, List[float]]:
     """Whole-text scores a GPU run saved (``experiments/gpu_joint``: ``scores-STEP.json.gz``), checked against the
     dev texts they must belong to (same parts, same counts: the dev data of another commit is refused)."""
-    import gzip
-
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         scores = json.load(handle)
     expected = {key: len(texts) for key, texts in dev_documents(data).items()}
