@@ -7,6 +7,7 @@ import pytest
 
 from coherence_metric import CoherenceScorer
 from coherence_metric.results import CompareResult
+from coherence_metric.runtime import cpu_flags
 from coherence_metric.signature import Signature
 from coherence_metric.ties import TIE_TOLERANCE, tie_tolerance
 
@@ -41,15 +42,30 @@ def test_a_system_compared_with_its_copy_is_a_tie_on_every_input_in_bf16(bf16_de
 FP32_BATCH_DRIFT = 5e-6
 
 
+#: How far a bf16 score may move with the texts that share its call on a CPU with AMX (docs/reproducibility.md): oneDNN's
+#: AMX kernels tile a matrix product by its row count, which the batch's size sets, so the sums run in another order.
+#: Measured: up to 5.3e-3 on 100 news texts and 8.1e-4 on this test's 40; below bf16's tie tolerance either way.
+BF16_AMX_NEIGHBOUR_DRIFT = 6e-3
+
+
+def _bf16_neighbour_bound() -> float:
+    """fp32 rounding where bf16 products do not depend on the batch's row count (AVX512-BF16 without AMX); the
+    documented AMX drift where they do."""
+    return BF16_AMX_NEIGHBOUR_DRIFT if "amx_bf16" in cpu_flags() else TIE_TOLERANCE
+
+
 def test_a_texts_bf16_score_does_not_depend_on_its_neighbours(bf16_default):
-    """Scored alone, among all 40, or among every third: the same score to float32 rounding (it moved by up to
-    6e-3 with the padding its neighbours forced on it)."""
+    """Scored alone, among all 40, or among every third: the same score to float32 rounding without AMX (it moved by
+    up to 6e-3 with the padding its neighbours forced on it), and within the documented drift with AMX, which stays
+    under the tie tolerance so that a copy of a system still ties with it."""
     texts = _texts()
     together = bf16_default.score(texts).scores
     every_third = bf16_default.score(texts[::3]).scores
     alone = [bf16_default.score([text]).scores[0] for text in texts[:12]]
-    assert every_third == pytest.approx(together[::3], abs=TIE_TOLERANCE)
-    assert alone == pytest.approx(together[:12], abs=TIE_TOLERANCE)
+    bound = _bf16_neighbour_bound()
+    assert every_third == pytest.approx(together[::3], abs=bound)
+    assert alone == pytest.approx(together[:12], abs=bound)
+    assert BF16_AMX_NEIGHBOUR_DRIFT < tie_tolerance("bf16")
 
 
 def test_a_texts_fp32_score_moves_with_the_batch_size_by_less_than_the_documented_drift():
