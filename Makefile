@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 EXTRAS ?= train,bench,integrations,docs,dev
 
-.PHONY: install demo report-demo test lint docs docs-examples clean
+.PHONY: install demo report-demo test lint docs docs-examples tables clean
 
 # torch goes in first and pinned: an unpinned torch would pull a multi-GB CUDA build,
 # and the CPU wheel of 2.13.0 satisfies every later `torch>=` requirement.
@@ -44,6 +44,11 @@ docs: $(STAMP)
 # Rewrite the outputs the docs print with what their runnable examples print now (after a change that moves scores).
 docs-examples: $(STAMP)
 	$(PY) -m tests.docs.runnable_examples --update
+
+# Rewrite the numbers of README.md and docs/index.md from benchmarks/reports/ (after a benchmark run that moves them;
+# tests/benchmarks/test_landing.py fails until this is run).
+tables: $(STAMP)
+	$(PY) -m coherence_metric.benchmarks.reporting.landing
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check coherence_metric research training benchmarks experiments tests archive

@@ -38,7 +38,10 @@ def test_the_site_includes_readme_models_and_changelog_rather_than_copies(site):
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     index = _text(site / "index.html")
     # the headline table's default row and the intro come from README.md itself
-    assert "Where it stands: agreement with people" in index and "Where it stands" in readme
+    default_row = next(line for line in readme.splitlines() if line.startswith("| **default**"))
+    assert "## Where it stands" in readme and "Where it stands" in index
+    summeval_cell = default_row.split("|")[2].strip(" *")
+    assert re.fullmatch(r"0\.\d{3} \[0\.\d{3}, 0\.\d{3}\]", summeval_cell) and summeval_cell in index
     first_models_heading = re.search(r"^## (.+)$", (ROOT / "MODELS.md").read_text(encoding="utf-8"), re.M).group(1)
     assert first_models_heading.replace("`", "") in _text(site / "models.html")
     first_release = re.search(r"^## \[(.+?)\]", (ROOT / "CHANGELOG.md").read_text(encoding="utf-8"), re.M).group(1)
