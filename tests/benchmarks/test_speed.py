@@ -102,3 +102,28 @@ def test_a_bf16_run_times_fp32_beside_it_with_the_limit_the_profile_and_the_devi
     assert "forward-only limit bf16 docs/s | forward-only limit fp32 docs/s | share of the limit: ours" in markdown
     assert "| 128 tokens | ours fp32 |" in markdown and "| document pass |" in markdown
     assert "Scores of ours (bf16) against ours in fp32" in markdown
+
+
+def test_the_headline_is_the_share_of_the_fastest_limit_here_then_the_reference_ratio():
+    """Issue 56 item 5: the first number of a speed report does not depend on how fast the machine is (the reference
+    ratio moves by 20% run to run); the shipped default's report reads 109% of its bf16 limit and 61.7x."""
+    import copy
+    import json
+
+    from coherence_metric.benchmarks.reporting.speed_markdown import headline, render_speed_markdown
+
+    from ..conftest import REPO_DIR
+
+    result = json.loads((REPO_DIR / "benchmarks/reports/cm-minilm-gpu-joint-2026.11/speed.json").read_text())
+    line = headline(result)[0]
+    assert line.startswith("**Headline** (256 tokens): the scorer as configured (bf16) ran 40.55 docs/s, **109% of "
+                           "the fastest forward-only limit on this machine** (bf16, 37.13 docs/s), 61.7×")
+    assert "faster path" not in line
+    assert render_speed_markdown(result).split("\n")[4] == line
+
+    slower_bf16 = copy.deepcopy(result)
+    row = next(row for row in slower_bf16["sets"] if row["target_tokens"] == 256)
+    row["forward_limit"]["fp32"]["docs_per_second"] = 81.10
+    line = headline(slower_bf16)[0]
+    assert "**50% of the fastest forward-only limit on this machine** (fp32, 81.10 docs/s)" in line
+    assert line.endswith("On this machine fp32 is the faster path.")
