@@ -2,28 +2,48 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
+# `make demo` needs the metric alone; `make test` and the rest need every extra.
+CORE_STAMP := $(VENV)/.installed-core
 STAMP := $(VENV)/.installed
 EXTRAS ?= train,bench,integrations,docs,dev
+# torch's CPU wheels: PyPI's Linux torch is the multi-GB CUDA build, and a CUDA build also changes the signature's
+# torch version. 2.13.0+cpu from this index satisfies every later `torch>=` requirement.
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+# pip's output goes to a log, shown only when a step fails (setuptools prints hundreds of warning lines otherwise).
+PIP := $(PY) -m pip install --quiet --timeout 30 --retries 1
+LOG := $(VENV)/install.log
 
-.PHONY: install demo report-demo test lint docs docs-examples tables clean
+.PHONY: install demo report-demo test test-all lint docs docs-examples tables dist clean
 
-# torch goes in first and pinned: an unpinned torch would pull a multi-GB CUDA build,
-# and the CPU wheel of 2.13.0 satisfies every later `torch>=` requirement.
-# The past defaults ship in their own distribution (archive/: PyPI takes files of at most 100 MB), installed before
-# the package that depends on it.
-$(STAMP): setup.cfg pyproject.toml archive/setup.cfg
-	$(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet torch==2.13.0
-	$(PY) -m pip install --quiet -e ./archive
-	$(PY) -m pip install --quiet -e '.[$(EXTRAS)]'
-	touch $(STAMP)
+# torch goes in first and pinned, from the CPU index; the past defaults ship in their own distribution (archive/:
+# PyPI takes files of at most 100 MB), installed before the package that depends on it.
+$(CORE_STAMP): setup.cfg pyproject.toml archive/setup.cfg
+	@echo "installing coherence-metric into $(VENV) (pip's output: $(LOG))"
+	@$(PYTHON) -m venv $(VENV)
+	@: > $(LOG)
+	@( $(PIP) --upgrade pip && \
+	   $(PIP) torch==2.13.0 --extra-index-url $(TORCH_INDEX) && \
+	   $(PIP) -e ./archive && \
+	   $(PIP) -e . ) >> $(LOG) 2>&1 || { tail -n 30 $(LOG); echo "install failed: see $(LOG)"; exit 1; }
+	@touch $(CORE_STAMP)
+
+$(STAMP): $(CORE_STAMP)
+	@echo "installing the extras $(EXTRAS) (pip's output: $(LOG))"
+	@$(PIP) -e '.[$(EXTRAS)]' >> $(LOG) 2>&1 || { tail -n 30 $(LOG); echo "install failed: see $(LOG)"; exit 1; }
+	@touch $(STAMP)
 
 install: $(STAMP)
 
-demo: $(STAMP)
-	$(VENV)/bin/coherence-metric compare examples/coherent.txt examples/shuffled.txt
-	$(VENV)/bin/coherence-metric explain examples/shuffled.txt
+# fp32, so the numbers are the README's on every machine (bf16, which `--dtype auto` picks on CPUs with native bf16,
+# moves the last digits).
+demo: $(CORE_STAMP)
+	$(VENV)/bin/coherence-metric compare examples/coherent.txt examples/shuffled.txt --dtype fp32
+	$(VENV)/bin/coherence-metric explain examples/shuffled.txt --dtype fp32
+
+# The wheels a user installs without a clone: dist/coherence_metric-*.whl and dist/coherence_metric_archive-*.whl
+# (`pip install dist/*.whl`, after torch).
+dist: $(CORE_STAMP)
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation -w dist ./archive .
 
 # The HTML report of three example systems, and the README's picture of it (needs Debian's chromium).
 report-demo: $(STAMP)
@@ -33,7 +53,13 @@ report-demo: $(STAMP)
 		--screenshot=examples/report/report.png "file://$(CURDIR)/examples/report/report.html"
 	cp examples/report/report.png docs/assets/report.png
 
+# The fast tests, under 5 minutes on 2 cores; the slow ones (marked `slow`: training runs, Ray, torchrun, wheel
+# builds, the docs' runnable examples, the browser) run in `make test-all`, which CI (.ci/run) runs.
 test: $(STAMP)
+	$(VENV)/bin/mypy coherence_metric
+	$(PY) -m pytest -q -m "not slow" tests
+
+test-all: $(STAMP)
 	$(VENV)/bin/mypy coherence_metric
 	$(PY) -m pytest -q tests
 
