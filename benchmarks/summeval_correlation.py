@@ -22,7 +22,7 @@ from typing import Any, Optional, Union
 
 from coherence_metric.errors import InputError
 from coherence_metric.research.cache import JsonCache
-from coherence_metric.research.data_dir import shared_data_dir
+from coherence_metric.research.data_dir import missing_data_error, shared_data_dir
 from coherence_metric.research.datasets.base import DEFAULT_SEED
 from coherence_metric.research.datasets.ratings import RatedSet, RatedText, limit_groups, load_summeval_ratings
 
@@ -72,7 +72,7 @@ def load_published_predictions(data_dir: Optional[Path] = None) -> dict[str, dic
     """
     folder = Path(data_dir if data_dir is not None else shared_data_dir()) / PREDICTIONS_DIR
     if not folder.is_dir():
-        raise InputError(f"published predictions not found at {folder}")
+        raise missing_data_error("published predictions (Steen & Markert) folder", folder)
     measures: dict[str, dict[tuple[str, str], float]] = {}
     for path in sorted(folder.glob("*.csv")):
         if path.name != HUMAN_FILE:

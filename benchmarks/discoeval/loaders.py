@@ -16,7 +16,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 import numpy as np
 
 from coherence_metric.errors import InputError
-from coherence_metric.research.data_dir import shared_data_dir
+from coherence_metric.research.data_dir import how_to_get_data, shared_data_dir
 from coherence_metric.research.pickles import load_pickle
 
 from .tasks import SPLITS, DiscoEvalTask, Example
@@ -65,8 +65,7 @@ def discoeval_data_dir(data_dir: Union[str, Path, None] = None) -> Path:
     """
     folder = Path(data_dir).expanduser() if data_dir is not None else shared_data_dir() / "discoeval"
     if not folder.is_dir():
-        raise InputError(f"DiscoEval data folder not found: {folder}; point COHERENCE_METRIC_DATA at the shared "
-                         "data folder (holding discoeval/) or pass data_dir")
+        raise InputError(f"DiscoEval data folder not found: {folder} (pass data_dir, or) {how_to_get_data()}")
     return folder
 
 
@@ -106,10 +105,18 @@ def load_task(task: DiscoEvalTask, data_dir: Union[str, Path, None] = None, limi
 _Row = Tuple[int, Tuple[Tuple[str, ...], ...]]
 
 
+def _missing(path: Path, task: DiscoEvalTask) -> InputError:
+    """The error for a missing task file: LDC-derived tasks' files are placed by hand (``fetch`` prints how)."""
+    hand = " (LDC-derived: placed by hand, never downloaded; `fetch` prints how)" if task.licence_note else ""
+    return InputError(f"DiscoEval file missing: {path} (task {task.name}){hand}; {how_to_get_data()}")
+
+
 def _read_text_task(folder: Path, task: DiscoEvalTask) -> Tuple[Dict[str, List[_Row]], Tuple[str, ...]]:
     if task.label_names is not None:
         label_names = task.label_names
     else:
+        if not (folder / "labelset.txt").is_file():
+            raise _missing(folder / "labelset.txt", task)
         label_names = _read_labelset(folder / "labelset.txt")
     parse = _TEXT_PARSERS[task.file_format]
     rows_per_split: Dict[str, List[_Row]] = {}
@@ -119,7 +126,7 @@ def _read_text_task(folder: Path, task: DiscoEvalTask) -> Tuple[Dict[str, List[_
             if split == "train" and task.train_missing_upstream:
                 logger.info("%s: no train file upstream (%s); the classifier is trained on valid", task.name, path)
                 continue
-            raise InputError(f"DiscoEval file missing: {path} (task {task.name}); check the data folder")
+            raise _missing(path, task)
         rows_per_split[split] = _read_lines(path, task, parse, len(label_names))
     return rows_per_split, label_names
 
@@ -175,7 +182,7 @@ def _read_rst(folder: Path, task: DiscoEvalTask) -> Tuple[Dict[str, List[_Row]],
     for split in SPLITS:
         path = folder / RST_FILES[split]
         if not path.is_file():
-            raise InputError(f"DiscoEval file missing: {path} (task {task.name}); check the data folder")
+            raise _missing(path, task)
         data = load_pickle(path)
         if not isinstance(data, list):
             raise InputError(f"{path}: expected a list of (label, left EDUs, right EDUs) tuples")

@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional
 
-from coherence_metric.errors import InputError
-from coherence_metric.research.data_dir import shared_data_dir
+from coherence_metric.research.data_dir import missing_data_error, shared_data_dir
 from coherence_metric.sentences import split_sentences
 
 from ..documents import Document
@@ -30,7 +29,7 @@ def corpora_dir(data_dir: Optional[Path] = None) -> Path:
     root = Path(data_dir) if data_dir is not None else shared_data_dir()
     folder = root / CORPORA_FOLDER
     if not folder.is_dir():
-        raise InputError(f"corpus folder not found: {folder} (set COHERENCE_METRIC_DATA to the shared data folder)")
+        raise missing_data_error("corpus folder", folder)
     return folder
 
 
@@ -63,7 +62,7 @@ class Corpus:
         """
         folder = corpora_dir(data_dir) / self.folder
         if not folder.is_dir():
-            raise InputError(f"data folder for corpus {self.name!r} not found: {folder}")
+            raise missing_data_error(f"data folder for corpus {self.name!r}", folder)
         return folder
 
     def documents(self, data_dir: Optional[Path] = None) -> Iterator[Document]:
@@ -81,7 +80,7 @@ class Corpus:
 def require_file(path: Path) -> Path:
     """Return ``path`` if it is a file, else raise an InputError naming it (a partial copy of the data)."""
     if not path.is_file():
-        raise InputError(f"corpus file not found: {path}")
+        raise missing_data_error("corpus file", path)
     return path
 
 

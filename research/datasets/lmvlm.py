@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Optional
 
 from coherence_metric.errors import InputError
+from coherence_metric.research.data_dir import require_data_file
 
 from ..pickles import load_pickle
 from .base import DEFAULT_SEED, LMVLM_AGREEMENT, TestSet
@@ -27,7 +28,7 @@ N_ANNOTATORS = 3
 
 
 def _read_annotations(path: Path, n_items: int) -> tuple[tuple[str, ...], ...]:
-    rows = load_pickle(path)
+    rows = load_pickle(require_data_file(path, "LMvLM annotations"))
     if not isinstance(rows, list) or len(rows) != N_ANNOTATORS:
         raise InputError(f"{path}: expected a list of {N_ANNOTATORS} annotator rows")
     checked = []

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from coherence_metric.errors import InputError
-from coherence_metric.research.data_dir import shared_data_dir
+from coherence_metric.research.data_dir import require_data_file, shared_data_dir
 
 from ..pickles import load_pickle
 from .base import PairItem, TestSet
@@ -47,7 +47,7 @@ def read_pair_pickle(path: Path) -> list[PairItem]:
     Raises:
         InputError: the file is missing, refused, corrupt, or a record lacks a valid ``pos``/``neg``.
     """
-    records = load_pickle(path)
+    records = load_pickle(require_data_file(path, "released test set"))
     if not isinstance(records, list) or not records:
         raise InputError(f"{path}: expected a non-empty list of pos/neg records, got {type(records).__name__}")
     items: list[PairItem] = []

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional
 
 from coherence_metric.errors import InputError
-from coherence_metric.research.data_dir import shared_data_dir
+from coherence_metric.research.data_dir import require_data_file, shared_data_dir
 from coherence_metric.sentences import split_sentences
 
 from .summeval import DATA_FILE as SUMMEVAL_FILE
@@ -180,7 +180,7 @@ def limit_groups(rated: RatedSet, limit: Optional[int], seed: int) -> RatedSet:
 
 
 def _data_path(relative: Path, data_dir: Optional[Path]) -> Path:
-    return Path(data_dir if data_dir is not None else shared_data_dir()) / relative
+    return require_data_file(Path(data_dir if data_dir is not None else shared_data_dir()) / relative, "rated set")
 
 
 def _read_jsonl(path: Path) -> list[dict[str, Any]]:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from coherence_metric.errors import InputError
-from coherence_metric.research.data_dir import shared_data_dir
+from coherence_metric.research.data_dir import require_data_file, shared_data_dir
 from coherence_metric.sentences import split_sentences
 
 from .base import DEFAULT_SEED, PairItem, TestSet
@@ -78,7 +78,7 @@ def load_summeval(data_dir: Optional[Path] = None, seed: int = DEFAULT_SEED) -> 
         A TestSet in file order (articles, then system pairs in file order); ``notes`` give the candidate
         pairs, the ties and identical-text pairs excluded, and the number of single-sentence summaries.
     """
-    path = Path(data_dir if data_dir is not None else shared_data_dir()) / DATA_FILE
+    path = require_data_file(Path(data_dir if data_dir is not None else shared_data_dir()) / DATA_FILE, "SummEval data")
     articles = read_summeval_articles(path)
     items: list[PairItem] = []
     candidates = ties = identical_texts = single_sentence = 0

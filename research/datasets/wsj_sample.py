@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Optional
 
 from coherence_metric.errors import InputError
-from coherence_metric.research.data_dir import shared_data_dir
+from coherence_metric.research.data_dir import require_data_file, shared_data_dir
 from coherence_metric.sentences import split_sentences
 
 from .base import DEFAULT_SEED, PairItem, TestSet
@@ -68,7 +68,7 @@ def read_wsj_sample_documents(data_dir: Optional[Path] = None) -> list[tuple[str
     Returns:
         ``[("wsj_0001", [sentence, ...]), ...]`` for all 199 files, short ones included.
     """
-    path = treebank_path(data_dir)
+    path = require_data_file(treebank_path(data_dir), "WSJ treebank sample (LDC-derived, placed by hand)")
     try:
         with zipfile.ZipFile(path) as archive:
             found = (RAW_FILE.match(name) for name in archive.namelist())
