@@ -14,12 +14,14 @@ where the loaders read that the config does not list, or a path leading out of t
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import logging
 import shutil
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Optional, Tuple, Union
+from typing import Any, Dict, Iterator, Optional, Tuple, Union
 
 import torch
 from torch import nn
@@ -203,12 +205,14 @@ def _empty_target(target: Path, overwrite: bool) -> None:
         shutil.rmtree(target)
 
 
-def _copy_with_head(source: Path, out: Path, tensors: Dict[str, torch.Tensor]) -> None:
+def _copy_with_head(source: Path, out: Path, tensors: Dict[str, torch.Tensor], verified: Path) -> None:
     """Copy the checkpoint ``source`` to ``out`` byte for byte, except its head file (written from ``tensors``)
-    and its config (left for the caller to write with the new hashes)."""
+    and its config (left for the caller to write with the new hashes). Its listed files are copied from
+    ``verified`` (:func:`_verified_copy`), so the new hashes are of the bytes that were checked."""
     from safetensors.torch import save_file
 
     shutil.copytree(source, out, dirs_exist_ok=True)
+    shutil.copytree(verified, out, dirs_exist_ok=True)
     (out / CONFIG_NAME).unlink()
     save_file(tensors, str(out / HEAD_FILE))
     make_files_readable(out)
@@ -234,17 +238,18 @@ def add_sentence_scorer(
     """
     source, out = Path(base), Path(target)
     config = read_checkpoint_config(source)
-    verify_checkpoint_files(source, config)
-    if config.sentence_scorer is not None:
-        raise InputError(f"{source} already has a sentence-level term")
-    if config.backbone.weights_sha256 is None:
-        raise InputError(f"{source} records no backbone.weights_sha256: a sentence-level term over it could not "
-                         "verify the backbone that embeds its sentences")
-    if scorer.shape.embedding_dim != config.hidden_size:
-        raise InputError(f"the sentence scorer reads {scorer.shape.embedding_dim}-wide embeddings, but {source}'s "
-                         f"backbone gives {config.hidden_size}")
-    _empty_target(out, overwrite)
-    _copy_with_head(source, out, {**_read_tensors(source / HEAD_FILE), **scorer.tensors()})
+    with _verified_copy(source, config) as verified:
+        if config.sentence_scorer is not None:
+            raise InputError(f"{source} already has a sentence-level term")
+        if config.backbone.weights_sha256 is None:
+            raise InputError(f"{source} records no backbone.weights_sha256: a sentence-level term over it could not "
+                             "verify the backbone that embeds its sentences")
+        if scorer.shape.embedding_dim != config.hidden_size:
+            raise InputError(f"the sentence scorer reads {scorer.shape.embedding_dim}-wide embeddings, but "
+                             f"{source}'s backbone gives {config.hidden_size}")
+        _empty_target(out, overwrite)
+        _copy_with_head(source, out, {**_read_tensors(verified / HEAD_FILE, source / HEAD_FILE), **scorer.tensors()},
+                        verified)
     config.training = {**config.training, "base_checkpoint": config.fingerprint(),
                        "sentence_scorer": dict(training or {})}
     config.files = hash_folder_files(out)
@@ -271,13 +276,13 @@ def remove_sentence_scorer(source: PathLike, target: PathLike, overwrite: bool =
     """
     origin, out = Path(source), Path(target)
     config = read_checkpoint_config(origin)
-    verify_checkpoint_files(origin, config)
-    if config.sentence_scorer is None:
-        raise InputError(f"{origin} has no sentence-level term to remove")
-    _empty_target(out, overwrite)
-    tensors = {name: tensor for name, tensor in _read_tensors(origin / HEAD_FILE).items()
-               if not name.startswith(SENTENCE_SCORER_PREFIX)}
-    _copy_with_head(origin, out, tensors)
+    with _verified_copy(origin, config) as verified:
+        if config.sentence_scorer is None:
+            raise InputError(f"{origin} has no sentence-level term to remove")
+        _empty_target(out, overwrite)
+        tensors = {name: tensor for name, tensor in _read_tensors(verified / HEAD_FILE, origin / HEAD_FILE).items()
+                   if not name.startswith(SENTENCE_SCORER_PREFIX)}
+        _copy_with_head(origin, out, tensors, verified)
     expected = config.training.get("base_checkpoint")
     config.training = {key: value for key, value in config.training.items()
                        if key not in ("base_checkpoint", "sentence_scorer")}
@@ -325,14 +330,16 @@ def _load_sentence_scorer(path: Path, config: CheckpointConfig,
         raise CheckpointError(f"{path} is corrupt: the sentence scorer does not load ({error})") from None
 
 
-def _read_tensors(path: Path) -> Dict[str, torch.Tensor]:
-    """Every tensor of a safetensors file; an unreadable one is a corrupt checkpoint."""
-    from safetensors.torch import load_file
+def _read_tensors(path: Path, shown: Optional[Path] = None) -> Dict[str, torch.Tensor]:
+    """Every tensor of a safetensors file, parsed from one read of its bytes; an unreadable one is a corrupt
+    checkpoint (named as ``shown``, default ``path``)."""
+    from safetensors.torch import load
 
     try:
-        return load_file(str(path))
+        return load(path.read_bytes())
     except Exception as error:  # safetensors raises its own error types (and OSError) for damaged files
-        raise CheckpointError(f"{path} is corrupt: not a readable safetensors file ({error})") from None
+        message = str(error).splitlines()[0] if str(error).strip() else type(error).__name__
+        raise CheckpointError(f"{shown or path} is corrupt: not a readable safetensors file ({message})") from None
 
 
 def _load_local_weight(path: Path, tensors: Dict[str, torch.Tensor], config: CheckpointConfig) -> Optional[float]:
@@ -365,12 +372,12 @@ def set_local_term(base: PathLike, target: PathLike, weight: float, training: Op
     if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0.0 < float(weight) <= 1.0:
         raise InputError(f"the local term's weight must be a number in (0, 1], got {weight!r}")
     config = read_checkpoint_config(source)
-    verify_checkpoint_files(source, config)
-    tensors = _read_tensors(source / HEAD_FILE)
-    if LOCAL_KEY in tensors:
-        raise InputError(f"{source} already has a local term")
-    _empty_target(out, overwrite)
-    _copy_with_head(source, out, {**tensors, LOCAL_KEY: torch.tensor([float(weight)])})
+    with _verified_copy(source, config) as verified:
+        tensors = _read_tensors(verified / HEAD_FILE, source / HEAD_FILE)
+        if LOCAL_KEY in tensors:
+            raise InputError(f"{source} already has a local term")
+        _empty_target(out, overwrite)
+        _copy_with_head(source, out, {**tensors, LOCAL_KEY: torch.tensor([float(weight)])}, verified)
     config.training = {**config.training, "base_checkpoint": config.fingerprint(),
                        "local_term": {"weight": float(weight), **dict(training or {})}}
     config.files = hash_folder_files(out)
@@ -402,8 +409,8 @@ def write_transition_term(base: str, target: PathLike, weight: float, transition
     base_folder = packaged_base_folder(base, referrer)
     config = read_checkpoint_config(base_folder)
     _refuse_reference_base(referrer, base, config)
-    verify_checkpoint_files(base_folder, config)
-    _refuse_local_term_base(referrer, base, _local_weight_in_head(base_folder))
+    with _verified_copy(base_folder, config) as verified:
+        _refuse_local_term_base(referrer, base, _local_weight_in_head(verified))
     model_name, model_fingerprint = transition_model_identity(transition_model or DEFAULT_TRANSITION_MODEL)
     out = Path(target)
     _empty_target(out, overwrite)
@@ -603,14 +610,39 @@ def load_checkpoint(folder: PathLike, verify: bool = True) -> LoadedCheckpoint:
     if not source.is_dir():
         raise CheckpointError(f"no checkpoint folder at {source}")
     config = read_checkpoint_config(source)
-    verify_checkpoint_files(source, config, hashes=verify)
-    if config.flavour == REFERENCE_FLAVOUR:
-        return _load_reference(source, config, verify)
+    if config.flavour == REFERENCE_FLAVOUR or not verify:
+        verify_checkpoint_files(source, config, hashes=verify)
+        if config.flavour == REFERENCE_FLAVOUR:
+            return _load_reference(source, config, verify)
+        return _load_files(source, source, config)
+    with _verified_copy(source, config) as verified:
+        return _load_files(verified, source, config)
 
+
+@contextlib.contextmanager
+def _verified_copy(source: Path, config: CheckpointConfig) -> Iterator[Path]:
+    """Verify the checkpoint ``source`` and yield a private copy of its listed files made from the bytes hashed.
+
+    Everything is loaded from the copy, so what is parsed is what was verified: the loaders used to open each file
+    again after its hash was checked, and a file swapped in between (a hard link and ``os.replace``) was loaded
+    unverified (issue 55, item 2). The copy is a fresh folder only this user can open, removed afterwards (weights
+    mapped into memory stay readable); errors name ``source``, not the copy."""
+    with tempfile.TemporaryDirectory(prefix="coherence-metric-verified-") as private:
+        copy = Path(private)
+        verify_checkpoint_files(source, config, copy_to=copy)
+        try:
+            yield copy
+        except CheckpointError as error:
+            raise CheckpointError(str(error).replace(str(copy), str(source))) from None
+
+
+def _load_files(folder: Path, source: Path, config: CheckpointConfig) -> LoadedCheckpoint:
+    """The model of a weights checkpoint whose files are read from ``folder`` (``source`` or its verified copy);
+    messages name ``source``."""
     with quiet_transformers():
-        backbone, tokenizer = _build_backbone(config, source)
+        backbone, tokenizer = _build_backbone(config, folder)
 
-    head_tensors = _read_tensors(source / HEAD_FILE)
+    head_tensors = _read_tensors(folder / HEAD_FILE, source / HEAD_FILE)
     head, cohesion_weight = _load_head(source / HEAD_FILE, head_tensors, config.hidden_size)
     problem = unverified_backbone(config, has_cohesion=cohesion_weight is not None)
     if problem:

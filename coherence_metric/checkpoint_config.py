@@ -5,6 +5,7 @@ This module has no torch import: the CLI lists and verifies checkpoints without 
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -405,13 +406,19 @@ def _file_hashes(value: Any, path: Path, reference: bool = False) -> Dict[str, s
     return dict(value)
 
 
-def verify_checkpoint_files(folder: Path, config: CheckpointConfig, hashes: bool = True) -> None:
+def verify_checkpoint_files(folder: Path, config: CheckpointConfig, hashes: bool = True,
+                            copy_to: Optional[Path] = None) -> None:
     """Check that the loaders will read only listed, verified bytes from inside ``folder``.
 
     In this order, so nothing outside the folder is read: (1) the config, every listed path and everything under
     ``LOADED_PATHS`` resolves inside the folder (a Hub cache snapshot's links into its repo's ``blobs/`` too);
     (2) every file under ``LOADED_PATHS`` is listed in ``files``, and so are the head and the flavour's backbone
     files; (3) unless ``hashes`` is False, every listed file exists and has its recorded sha256.
+
+    ``copy_to`` (a private folder the caller made): every listed file is written there, at the same relative path,
+    from the very bytes that were hashed, so loading from that copy loads verified bytes. Loading from ``folder``
+    after the check read each file a second time, and a file replaced in between (a hard link and ``os.replace``
+    right after its hash) was loaded unverified (issue 55, item 2).
 
     Raises:
         CheckpointError: naming the first file that escapes the folder, is unlisted, missing or altered.
@@ -430,7 +437,7 @@ def verify_checkpoint_files(folder: Path, config: CheckpointConfig, hashes: bool
                               "files, so its bytes cannot be verified (re-save the checkpoint)")
     _check_flavour_files(root, config)
     if hashes:
-        _check_hashes(root, config)
+        _check_hashes(root, config, copy_to)
 
 
 def files_under(root: Path) -> List[str]:
@@ -528,12 +535,32 @@ def _check_flavour_files(root: Path, config: CheckpointConfig) -> None:
             raise CheckpointError(f"checkpoint {root} is incomplete: its {CONFIG_NAME} lists no {required}")
 
 
-def _check_hashes(root: Path, config: CheckpointConfig) -> None:
+def hash_and_copy(path: Path, target: Optional[Path] = None) -> str:
+    """The hex sha256 of a file, read once in 1 MiB chunks; with ``target``, each chunk hashed is also written there,
+    so ``target`` holds exactly the bytes the hash is of, whatever happens to ``path`` meanwhile."""
+    digest = hashlib.sha256()
+    with contextlib.ExitStack() as stack:
+        source = stack.enter_context(open(path, "rb"))
+        out = None
+        if target is not None:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            out = stack.enter_context(open(target, "xb"))  # x: never through a link someone put there
+        for chunk in iter(lambda: source.read(_HASH_CHUNK), b""):
+            digest.update(chunk)
+            if out is not None:
+                out.write(chunk)
+    return digest.hexdigest()
+
+
+def _check_hashes(root: Path, config: CheckpointConfig, copy_to: Optional[Path] = None) -> None:
     for relative, expected in sorted(config.files.items()):
         path = root / relative
         if not path.is_file():
             raise CheckpointError(f"checkpoint {root} is incomplete: {relative} is missing")
-        actual = sha256_of_file(path)
+        try:
+            actual = hash_and_copy(path, None if copy_to is None else copy_to / relative)
+        except OSError as error:
+            raise CheckpointError(f"checkpoint {root}: cannot read {relative} ({error.strerror or error})") from None
         if actual != expected:
             raise CheckpointError(
                 f"checkpoint {root} is corrupt: sha256 of {relative} is {actual[:12]}..., "

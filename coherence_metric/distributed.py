@@ -10,12 +10,16 @@ business: ``ray.init(address=...)`` or ``RAY_ADDRESS`` before calling, as docs/i
 
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional
+import logging
+from typing import Any, Dict, List, Optional, Tuple
 
 from .errors import InputError
 from .registry import DEFAULT_MODEL
 
+# The public API (docs/reference/api.md); JsonLinesScorer, fitting_actors and score_json_lines serve `score --ray`.
 __all__ = ["ScorerActor", "dataset_signature", "score_dataset"]
+
+logger = logging.getLogger("coherence_metric")
 
 DEFAULT_TEXTS_PER_BATCH = 256
 """Texts handed to an actor at once; the scorer then batches them by tokens (length-sorted) inside."""
@@ -54,7 +58,10 @@ class SignatureTally:
 
 class ScorerActor:
     """A Ray Data callable class: loads ``CoherenceScorer(model, **settings)`` once, then scores each batch's
-    ``column`` into ``output_column``, reporting each batch's signature and truncation count to ``tally``."""
+    ``column`` into ``output_column``, reporting each batch's signature and truncation count to ``tally``.
+
+    Batches are Arrow tables and the score is appended as one more column, so every other column keeps its type
+    (through numpy, an integer column with nulls came back as floats)."""
 
     def __init__(self, model: str, column: str, output_column: str, threads: int, settings: Dict[str, Any],
                  tally: Any = None) -> None:
@@ -68,18 +75,44 @@ class ScorerActor:
         self.output_column = output_column
         self.tally = tally
 
-    def __call__(self, batch: Dict[str, Any]) -> Dict[str, Any]:
-        import numpy as np
-
-        if self.column not in batch:
-            raise InputError(f"the dataset has no column {self.column!r} (its columns: {', '.join(batch)})")
-        result = self.scorer.score(batch[self.column])
+    def _score(self, texts: List[Any]) -> List[float]:
+        if not texts:
+            return []
+        result = self.scorer.score(texts)
         if self.tally is not None:
             import ray
 
             # waited for, so every batch is counted before the driver reads the tally after consuming the dataset
             ray.get(self.tally.add.remote(str(self.scorer.signature), len(result.scores), result.n_truncated))
-        return {**batch, self.output_column: np.asarray(result.scores, dtype=np.float64)}
+        return list(result.scores)
+
+    def __call__(self, batch: Any) -> Any:
+        import pyarrow
+
+        if self.column not in batch.column_names:
+            raise InputError(f"the dataset has no column {self.column!r} (its columns: "
+                             f"{', '.join(batch.column_names)})")
+        if self.output_column in batch.column_names:
+            raise InputError(f"the dataset already has a column {self.output_column!r}: pass another output_column")
+        scores = self._score(batch.column(self.column).to_pylist())
+        return batch.append_column(self.output_column, pyarrow.array(scores, pyarrow.float64()))
+
+
+class JsonLinesScorer(ScorerActor):
+    """Scores rows of JSONL lines (``ray_inputs.json_lines_datasource``): each line's ``column`` field, written back
+    as the same JSON object with ``output_column`` added (``line``), every other field exactly as it was."""
+
+    def __call__(self, batch: Any) -> Any:
+        import pyarrow
+
+        from .ray_inputs import json_line, scored_line
+
+        parsed = [scored_line(line, number, name, self.column, self.output_column)
+                  for line, number, name in zip(batch.column("line").to_pylist(), batch.column("number").to_pylist(),
+                                                batch.column("file").to_pylist())]
+        scores = self._score([text for text, _ in parsed])
+        lines = [json_line(record, self.output_column, score) for (_, record), score in zip(parsed, scores)]
+        return pyarrow.table({"line": pyarrow.array(lines, pyarrow.string())})
 
 
 def score_dataset(dataset: Any, column: str = "text", output_column: str = "coherence",
@@ -91,10 +124,12 @@ def score_dataset(dataset: Any, column: str = "text", output_column: str = "cohe
     """A lazy Ray dataset: ``dataset`` with ``output_column`` holding each row's coherence score.
 
     Args:
-        dataset: a ``ray.data.Dataset`` with a ``column`` of texts (strings or lists of sentences).
+        dataset: a ``ray.data.Dataset`` with a ``column`` of texts (strings or lists of sentences), and no
+            ``output_column`` (a dataset that has one is refused when its first batch is scored, never overwritten).
         actors: scorer actors (each loads the checkpoint once); None: the cluster's CPUs less one (left to the
             read and write tasks) divided by what one actor asks for, or its GPUs with ``gpus_per_actor``. Actors
-            asking for every CPU starve the read and write tasks, and the job never ends.
+            asking for every CPU starve the read and write tasks, and the job never ends: more than fit are cut to
+            what fits, with a warning.
         cpus_per_actor: CPUs of one actor; its torch threads follow it.
         gpus_per_actor: GPUs of one actor.
         texts_per_batch: rows handed to an actor at a time.
@@ -110,39 +145,72 @@ def score_dataset(dataset: Any, column: str = "text", output_column: str = "cohe
         local_files_only: never use the network.
 
     Nothing runs until the dataset is consumed (``write_parquet``, ``take``, ``iter_batches``...). Call
-    ``ray.init(...)`` first to pick the cluster; otherwise Ray starts a local one.
+    ``ray.init(...)`` first to pick the cluster; otherwise Ray starts a local one. Every column other than
+    ``output_column`` keeps its Arrow type.
     """
+    return _map_scorer(ScorerActor, dataset, column, output_column, model, actors, cpus_per_actor, gpus_per_actor,
+                       texts_per_batch, tally, device=device, dtype=dtype, batch_size=batch_size,
+                       max_length=max_length, truncation=truncation, revision=revision,
+                       local_files_only=local_files_only)
+
+
+def score_json_lines(dataset: Any, column: str, output_column: str, model: str, *, actors: Optional[int] = None,
+                     tally: Any = None, **settings: Any) -> Any:
+    """``score_dataset`` for a dataset of JSONL lines (``ray_inputs.json_lines_datasource``): a dataset of one
+    ``line`` column, each the input line's JSON object with ``output_column`` added."""
+    return _map_scorer(JsonLinesScorer, dataset, column, output_column, model, actors, 1, 0,
+                       DEFAULT_TEXTS_PER_BATCH, tally, **settings)
+
+
+def _map_scorer(actor_class: Any, dataset: Any, column: str, output_column: str, model: str, actors: Optional[int],
+                cpus_per_actor: float, gpus_per_actor: float, texts_per_batch: int, tally: Any,
+                **settings: Any) -> Any:
     if isinstance(texts_per_batch, bool) or not isinstance(texts_per_batch, int) or texts_per_batch < 1:
         raise InputError(f"texts_per_batch must be a positive integer, got {texts_per_batch!r}")
     if actors is not None and (isinstance(actors, bool) or not isinstance(actors, int) or actors < 1):
         raise InputError(f"actors must be a positive integer, got {actors!r}")
-    if actors is None:
-        actors = _default_actors(cpus_per_actor, gpus_per_actor)
-    settings = {"device": device, "dtype": dtype, "batch_size": batch_size, "max_length": max_length,
-                "truncation": truncation, "revision": revision, "local_files_only": local_files_only}
+    actors, warning = fitting_actors(actors, cpus_per_actor, gpus_per_actor)
+    if warning:
+        logger.warning("%s", warning)
+    import ray.data
+
     return dataset.map_batches(
-        ScorerActor,
+        actor_class,
         fn_constructor_kwargs={"model": model, "column": column, "output_column": output_column,
                                "threads": int(cpus_per_actor), "settings": settings, "tally": tally},
         batch_size=texts_per_batch,
-        batch_format="numpy",
-        concurrency=actors,
+        batch_format="pyarrow",
+        compute=ray.data.ActorPoolStrategy(size=actors),
         num_cpus=cpus_per_actor,
         num_gpus=gpus_per_actor,
     )
 
 
-def _default_actors(cpus_per_actor: float, gpus_per_actor: float) -> int:
-    """As many actors as the cluster fits, less one CPU's worth (at least one): actors holding every CPU left the
-    read and write tasks none, and the job waited forever (seen on a 2-CPU cluster with 2 actors)."""
+def fitting_actors(actors: Optional[int], cpus_per_actor: float = 1,
+                   gpus_per_actor: float = 0) -> Tuple[int, Optional[str]]:
+    """How many actors to start, and a warning when ``actors`` asked for more than the cluster fits.
+
+    As many actors as the cluster fits, less one CPU's worth (at least one): actors holding every CPU left the read
+    and write tasks none, and the job waited forever without a word (2 actors on a 2-CPU cluster; ``--actors 8``
+    too). An explicit count above that is cut to it. The cluster is measured as it is now: an autoscaling cluster
+    that would grow is not waited for."""
     import ray
 
     if not ray.is_initialized():
         ray.init()
     resources = ray.cluster_resources()
     if gpus_per_actor:
-        return max(1, int(resources.get("GPU", 0) // gpus_per_actor))
-    return max(1, int((resources.get("CPU", 1) - 1) // max(cpus_per_actor, 1e-9)))
+        fit = max(1, int(resources.get("GPU", 0) // gpus_per_actor))
+        room = f"{resources.get('GPU', 0):g} GPUs"
+    else:
+        fit = max(1, int((resources.get("CPU", 1) - 1) // max(cpus_per_actor, 1e-9)))
+        room = f"{resources.get('CPU', 0):g} CPUs, one left to reading and writing"
+    if actors is None:
+        return fit, None
+    if actors <= fit:
+        return actors, None
+    return fit, (f"{actors} scorer actors do not fit this cluster ({room}): starting {fit}; more would wait for "
+                 "resources that never come")
 
 
 def dataset_signature(model: str = DEFAULT_MODEL, *, device: Optional[str] = None, dtype: Optional[str] = None,

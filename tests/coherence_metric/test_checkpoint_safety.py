@@ -183,3 +183,51 @@ def test_pickled_weights_are_refused_outright(bert_checkpoint, corrupt_copy):
     weights.unlink()
     with pytest.raises(CheckpointError, match="backbone/pytorch_model.bin, weights that are not safetensors"):
         load_checkpoint(_rehash(folder))
+
+
+# ------------------------------------------------------------------------ time of check vs time of use (issue 55)
+
+
+def _hostile(folder: Path, relative: str, target: Path) -> None:
+    """Write to ``target`` a version of ``folder/relative`` that changes the scores."""
+    from safetensors.torch import load_file, save_file
+
+    if relative.endswith(".safetensors"):
+        save_file({name: tensor * 3 + 0.5 for name, tensor in load_file(str(folder / relative)).items()}, str(target))
+    else:
+        config = json.loads((folder / relative).read_text(encoding="utf-8"))
+        config.update(hidden_act="relu", layer_norm_eps=0.5)
+        target.write_text(json.dumps(config), encoding="utf-8")
+
+
+@pytest.mark.parametrize("swapped", ["head.safetensors", "backbone/model.safetensors", "backbone/config.json"])
+def test_a_file_swapped_right_after_its_hash_is_never_loaded(bert_checkpoint, corrupt_copy, tmp_path, monkeypatch,
+                                                             swapped):
+    """The loaders opened each file again after its sha256 was checked: a file replaced in between (a hard link and
+    os.replace, atomic) was loaded unverified. Now the bytes hashed are the bytes loaded."""
+    from coherence_metric import checkpoint_config
+
+    expected = CoherenceScorer(str(bert_checkpoint)).score(TEXTS).scores
+    folder = corrupt_copy(bert_checkpoint)
+    hostile = tmp_path / "hostile"
+    _hostile(folder, swapped, hostile)
+    real_hash = checkpoint_config.hash_and_copy
+    swaps = []
+
+    def hash_then_swap(path, target=None):
+        digest = real_hash(path, target)
+        if Path(path) == folder / swapped:  # the attacker wins the race: the swap lands right after the hash
+            link = tmp_path / "link"
+            os.link(hostile, link)
+            os.replace(link, path)
+            swaps.append(path)
+        return digest
+
+    monkeypatch.setattr(checkpoint_config, "hash_and_copy", hash_then_swap)
+    scorer = CoherenceScorer(str(folder))
+    assert swaps and (folder / swapped).read_bytes() == hostile.read_bytes()  # the swap did happen
+    assert scorer.score(TEXTS).scores == pytest.approx(expected, abs=1e-6)
+    monkeypatch.setattr(checkpoint_config, "hash_and_copy", real_hash)
+    with pytest.raises(CheckpointError, match=f"sha256 of {swapped} is") as raised:  # and the next load refuses it
+        load_checkpoint(folder)
+    assert "\n" not in str(raised.value)
