@@ -27,6 +27,10 @@ from .errors import InputError
 from .texts import INVISIBLE, has_visible_characters, lone_surrogate
 
 INPUT_FORMATS = ("doc", "lines", "paragraphs", "jsonl")
+ON_EMPTY = ("error", "skip", "nan")
+"""What to do with an empty text (an empty or null JSONL field, an empty line, a text of invisible characters only):
+``error`` refuses the input (the default), ``skip`` leaves it out and ``nan`` reports it with a NaN score; both say
+how many. The readers return such a text with ``empty`` set (the reason) unless ``on_empty`` is ``error``."""
 STDIN = "-"
 MAX_INPUT_BYTES = 1 << 30
 """The most bytes read from one input (1 GiB: days of scoring on a CPU); more is refused rather than read until
@@ -35,10 +39,39 @@ memory runs out. Larger datasets go through ``score --ray``, which streams them.
 
 @dataclass(frozen=True)
 class InputText:
-    """One text read from a file, with a label saying where it came from (``file``, ``file:line``)."""
+    """One text read from a file, with a label saying where it came from (``file``, ``file:line``, or a JSONL row's
+    ``--id-field`` value). ``empty`` says why there is no text to score (``on_empty`` skip or nan; ``text`` is then
+    ``""``); ``line`` is the JSONL line it came from."""
 
     label: str
     text: Union[str, List[str]]
+    empty: Optional[str] = None
+    line: Optional[int] = None
+
+
+class EmptyTextError(InputError):
+    """An empty text refused under ``on_empty="error"`` (the CLI adds the hint naming ``--on-empty``)."""
+
+
+def _empty_or_refuse(label: str, where: str, reason: str, on_empty: str, line: Optional[int] = None) -> InputText:
+    """The placeholder for an empty text (``on_empty`` skip or nan), or the error naming ``where`` it is."""
+    if on_empty == "error":
+        raise EmptyTextError(f"{where}{reason}")
+    return InputText(label, "", empty=f"{where}{reason}", line=line)
+
+
+def _row_id(record: dict, id_field: str, where: str) -> str:
+    """The label a JSONL row's ``id_field`` gives it (a string or a number)."""
+    if id_field not in record:
+        raise InputError(f"{where} has no field {id_field!r} (--id-field names the field that labels each row)")
+    value = record[id_field]
+    if value is None or isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        shown = "null" if value is None else type(value).__name__
+        raise InputError(f"{where}: field {id_field!r} is {shown}: --id-field needs a string or a number on every row")
+    label = str(value)
+    if not has_visible_characters(label):
+        raise InputError(f"{where}: field {id_field!r} has no visible characters ({ascii(label)}): give the row an id")
+    return label
 
 
 def _read_capped(stream: BinaryIO, name: str) -> bytes:
@@ -117,9 +150,14 @@ def _decode(data: bytes, name: str) -> str:
         ) from None
 
 
-def jsonl_texts(content: str, name: str, field: str) -> List[InputText]:
-    """The texts of JSONL ``content`` (a file's decoded text), each labelled ``name:line``; errors name the line."""
+def jsonl_texts(content: str, name: str, field: str, on_empty: str = "error", id_field: Optional[str] = None,
+                unique_ids: bool = True) -> List[InputText]:
+    """The texts of JSONL ``content`` (a file's decoded text), each labelled ``name:line`` (or by its ``id_field``,
+    unique in the file unless ``unique_ids`` is False); errors name the line (and the row's id). An empty or null
+    text, or one of invisible characters only, is refused under ``on_empty="error"`` and returned with ``empty``
+    set otherwise."""
     texts: List[InputText] = []
+    seen_ids: Dict[str, int] = {}
     for number, line in enumerate(content.split("\n"), start=1):
         if not line.strip():
             continue
@@ -129,27 +167,47 @@ def jsonl_texts(content: str, name: str, field: str) -> List[InputText]:
             raise InputError(f"{name} line {number} is not valid JSON ({error.msg})") from None
         if not isinstance(record, dict):
             raise InputError(f"{name} line {number} is not a JSON object")
+        where = f"{name} line {number}"
+        label = f"{name}:{number}"
+        if id_field is not None:
+            label = _row_id(record, id_field, where)
+            if unique_ids and label in seen_ids:
+                raise InputError(f"{name} lines {seen_ids[label]} and {number} have the same {id_field!r} "
+                                 f"{ascii(label)}: --id-field labels rows, so each needs its own")
+            seen_ids.setdefault(label, number)
+            where = f"{where} ({id_field} {escape_id(label)})"
         if field not in record:
-            raise InputError(f"{name} line {number} has no field {field!r} (use --field to pick another)")
+            raise InputError(f"{where} has no field {field!r} (use --field to pick another)")
         value = record[field]
+        if value is None:
+            texts.append(_empty_or_refuse(label, where, f": field {field!r} is null", on_empty, number))
+            continue
         is_sentences = isinstance(value, list) and all(isinstance(item, str) for item in value)
         if not isinstance(value, str) and not is_sentences:
-            raise InputError(f"{name} line {number}: field {field!r} must be a string or a list of strings")
+            raise InputError(f"{where}: field {field!r} must be a string or a list of strings")
         surrogate = lone_surrogate(value if isinstance(value, str) else "".join(value))
         if surrogate:  # a JSON "\ud800" escape: refused here, before any model loads
-            raise InputError(f"{name} line {number}: field {field!r} holds {surrogate}, which is not valid Unicode")
+            raise InputError(f"{where}: field {field!r} holds {surrogate}, which is not valid Unicode")
         if not (value.strip() if isinstance(value, str) else any(item.strip() for item in value)):
-            raise InputError(f"{name} line {number}: field {field!r} is empty")
+            texts.append(_empty_or_refuse(label, where, f": field {field!r} is empty", on_empty, number))
+            continue
         if not has_visible_characters(value if isinstance(value, str) else " ".join(value)):
-            raise InputError(f"{name} line {number}: field {field!r} has {INVISIBLE}")
-        texts.append(InputText(f"{name}:{number}", value))
+            texts.append(_empty_or_refuse(label, where, f": field {field!r} has {INVISIBLE}", on_empty, number))
+            continue
+        texts.append(InputText(label, value, line=number))
     return texts
 
 
-def _visible(text: InputText, where: str) -> InputText:
-    """The text, or an error naming ``where`` it came from when nothing in it can be scored."""
+def escape_id(label: str) -> str:
+    """An id as an error message shows it: as it is when it is plain, else escaped (``ascii``)."""
+    return label if label.isprintable() and label.strip() == label and label else ascii(label)
+
+
+def _visible(text: InputText, where: str, on_empty: str = "error") -> InputText:
+    """The text, or (when nothing in it can be scored) an error naming ``where`` it came from, or under ``on_empty``
+    skip or nan the empty placeholder."""
     if not has_visible_characters(text.text if isinstance(text.text, str) else " ".join(text.text)):
-        raise InputError(f"{where} has {INVISIBLE}")
+        return _empty_or_refuse(text.label, where, f" has {INVISIBLE}", on_empty)
     return text
 
 
@@ -170,25 +228,37 @@ def _paragraphs(content: str) -> List[str]:
     return paragraphs
 
 
-def read_texts(path: str, input_format: str = "doc", field: str = "text") -> List[InputText]:
+def read_texts(path: str, input_format: str = "doc", field: str = "text", on_empty: str = "error",
+               id_field: Optional[str] = None) -> List[InputText]:
     """Read the texts of one file (or ``-`` for stdin) in the given format.
 
+    ``on_empty`` (:data:`ON_EMPTY`): an empty text (an empty or null JSONL field, an empty line among ``lines``, a
+    text of invisible characters only, an empty ``doc`` file) is refused (``error``) or returned with ``empty`` set
+    and ``text`` empty (``skip``, ``nan``: the caller leaves it out or reports NaN). ``id_field``: label JSONL rows
+    by this field instead of ``file:line``.
+
     Raises:
-        InputError: missing file, directory, undecodable bytes, an empty text, bad JSON or a missing field;
-            the message names the file and, where it applies, the line.
+        InputError: missing file, directory, undecodable bytes, an empty text (``EmptyTextError``), bad JSON or a
+            missing field; the message names the file and, where it applies, the line.
     """
     if input_format not in INPUT_FORMATS:
         raise InputError(f"unknown input format {input_format!r}: choose one of {', '.join(INPUT_FORMATS)}")
+    if on_empty not in ON_EMPTY:
+        raise InputError(f"unknown on_empty {on_empty!r}: choose one of {', '.join(ON_EMPTY)}")
+    if id_field is not None and input_format != "jsonl":
+        raise InputError(f"--id-field labels JSONL rows by a field: pass -i jsonl (not -i {input_format})")
     name = "<stdin>" if path == STDIN else path
     content = _decode(_read_bytes(path), name).replace("\r\n", "\n")
     if not content.strip():
-        raise InputError(f"{name} is empty: there is no text to score")
+        if input_format == "doc" and on_empty != "error":
+            return [_empty_or_refuse(name, name, " is empty", on_empty)]
+        raise EmptyTextError(f"{name} is empty: there is no text to score")
     if input_format == "doc":
-        return [_visible(InputText(name, content.strip()), name)]
+        return [_visible(InputText(name, content.strip()), name, on_empty)]
     if input_format == "jsonl":
-        return jsonl_texts(content, name, field)
+        return jsonl_texts(content, name, field, on_empty, id_field)
     if input_format == "paragraphs":
-        return [_visible(InputText(f"{name}:paragraph{number}", piece), f"{name} paragraph {number}")
+        return [_visible(InputText(f"{name}:paragraph{number}", piece), f"{name} paragraph {number}", on_empty)
                 for number, piece in enumerate(_paragraphs(content), start=1)]
     lines = content.split("\n")
     while lines and not lines[-1].strip():
@@ -196,8 +266,10 @@ def read_texts(path: str, input_format: str = "doc", field: str = "text") -> Lis
     texts: List[InputText] = []
     for number, line in enumerate(lines, start=1):
         if not line.strip():
-            raise InputError(f"{name} line {number} is empty: with --input-format lines every line is one text")
-        texts.append(_visible(InputText(f"{name}:{number}", line.strip()), f"{name} line {number}"))
+            texts.append(_empty_or_refuse(f"{name}:{number}", f"{name} line {number}",
+                                          " is empty: with --input-format lines every line is one text", on_empty))
+            continue
+        texts.append(_visible(InputText(f"{name}:{number}", line.strip()), f"{name} line {number}", on_empty))
     return texts
 
 
@@ -232,7 +304,8 @@ def _check_group_name(system: str, name: str, number: int, group_field: str,
     looks[printed] = (system, number)
 
 
-def read_grouped_texts(path: str, field: str, group_field: str) -> Dict[str, List[InputText]]:
+def read_grouped_texts(path: str, field: str, group_field: str, on_empty: str = "error",
+                       id_field: Optional[str] = None) -> Dict[str, List[InputText]]:
     """Read a JSONL file whose lines say which system wrote them (``group_field``), as one list of texts per
     system, systems in order of first appearance and each system's texts in file order (its i-th text answers
     input i). One read, so ``-`` (stdin) works too.
@@ -246,13 +319,14 @@ def read_grouped_texts(path: str, field: str, group_field: str) -> Dict[str, Lis
     content = _decode(_read_bytes(path), name).replace("\r\n", "\n")
     if not content.strip():
         raise InputError(f"{name} is empty: there is no text to score")
-    texts = jsonl_texts(content, name, field)
+    texts = jsonl_texts(content, name, field, on_empty, id_field, unique_ids=False)
     lines = content.split("\n")
     groups: Dict[str, List[InputText]] = {}
     first_seen: Dict[str, Tuple[object, int]] = {}  # system name -> (the JSON value, its first line)
     looks: Dict[str, Tuple[str, int]] = {}  # what a name prints as -> (the name, its first line)
+    ids_seen: Dict[str, Dict[str, int]] = {}  # system -> its --id-field values -> their lines
     for text in texts:
-        number = int(text.label.rsplit(":", 1)[1])
+        number = text.line or 0
         row = json.loads(lines[number - 1])
         if group_field not in row:
             raise InputError(f"{name} line {number} has no field {group_field!r} (--group-by names the field that "
@@ -272,5 +346,11 @@ def read_grouped_texts(path: str, field: str, group_field: str) -> Dict[str, Lis
             raise InputError(f"{name} lines {first_seen[system][1]} and {number} name systems "
                              f"{_kind_shown(first_seen[system][0])} and {_kind_shown(value)} in field "
                              f"{group_field!r}: one name, two JSON values; write each system's name one way")
+        if id_field is not None:
+            if text.label in ids_seen.setdefault(system, {}):
+                raise InputError(f"{name} lines {ids_seen[system][text.label]} and {number} give system "
+                                 f"{ascii(system)} the same {id_field!r} {ascii(text.label)}: each input once per "
+                                 "system")
+            ids_seen[system][text.label] = number
         groups.setdefault(system, []).append(text)
     return groups

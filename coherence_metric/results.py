@@ -110,7 +110,9 @@ class CompareResult:
     dtype; :mod:`coherence_metric.ties`) are counted apart and are wins for neither side.
     A paired comparison also carries two-sided p-values that A and B differ: paired bootstrap resampling and
     approximate randomization (:mod:`coherence_metric.significance`); below 10 inputs the bootstrap's is None
-    (it understates p there) and ``to_dict`` says why under ``p_value_bootstrap_note``.
+    (it understates p there) and ``to_dict`` says why under ``p_value_bootstrap_note``; a p-value at the floor of
+    its test, 1/(N+1) for N resamples or trials, gets ``p_value_bootstrap_at_floor`` (or ``_randomization_``) saying
+    it is a bound, not an estimate.
     """
 
     scores_a: List[float]
@@ -208,6 +210,12 @@ class CompareResult:
                 from .significance import bootstrap_p_note
 
                 data["p_value_bootstrap_note"] = bootstrap_p_note(len(self.pair_winners))
+            floors = {"p_value_bootstrap": (self.p_value_bootstrap, self.signature.bootstrap_resamples),
+                      "p_value_randomization": (self.p_value_randomization, self.signature.randomization_trials)}
+            for key, (p_value, count) in floors.items():
+                if p_value is not None and count and p_value <= (1 + 1e-9) / (count + 1):
+                    data[f"{key}_at_floor"] = (f"at the floor of the test, 1/(N+1) = {1 / (count + 1):.6g} for N = "
+                                               f"{count}: a bound, the true p-value is at or below it")
         return data
 
     def to_json(self, **kwargs: Any) -> str:

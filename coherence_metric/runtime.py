@@ -10,6 +10,10 @@
 The choice is a property of the machine, the same on every call, and it is written into the signature
 (``dtype:bf16`` or ``dtype:fp32``). ``COHERENCE_METRIC_DTYPE`` (fp32, bf16, fp16 or auto) replaces the automatic
 choice for ``auto``; an explicit ``dtype`` argument always wins.
+
+When ``auto`` picks bf16 by itself (no ``dtype`` given, no ``COHERENCE_METRIC_DTYPE``), the first scorer of the
+process warns once (:class:`AutoBf16Warning`), as the CLI does: bf16 scores are fine to read, but fp32 is the
+setting for numbers in a paper or compared across machines.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import warnings
 from pathlib import Path
 from typing import Any, ContextManager, FrozenSet, Optional
 
@@ -100,12 +105,30 @@ def _canonical(dtype: Any, source: str) -> str:
     return name
 
 
+class AutoBf16Warning(UserWarning):
+    """``dtype="auto"`` chose bf16 on this hardware; said once per process (the CLI says it in its own words)."""
+
+
+AUTO_BF16_MESSAGE = ("dtype='auto' chose bf16 on this hardware (native bf16; the signature says dtype:bf16): the "
+                     "scores are fine to read, but fp32 is the setting for numbers in a paper or compared across "
+                     "machines: pass dtype='fp32' (or set COHERENCE_METRIC_DTYPE=fp32)")
+_warned_auto_bf16 = False
+
+
+def _warn_auto_bf16_once() -> None:
+    global _warned_auto_bf16
+    if not _warned_auto_bf16:
+        _warned_auto_bf16 = True
+        warnings.warn(AUTO_BF16_MESSAGE, AutoBf16Warning, stacklevel=4)  # the scorer's caller
+
+
 def resolve_dtype(dtype: Any, device: torch.device) -> str:
     """Canonical short name (fp32, bf16, fp16) of the compute dtype, checked against the device.
 
     ``None`` and ``"auto"`` take ``COHERENCE_METRIC_DTYPE`` when it is set, else :func:`auto_dtype`. Weights stay
     in fp32; bf16/fp16 run the forward passes under autocast, which keeps the numerically sensitive operations
-    (softmax, layer norm) in fp32.
+    (softmax, layer norm) in fp32. When the machine's own choice is bf16, warns once per process
+    (:class:`AutoBf16Warning`).
     """
     name = _canonical(AUTO if dtype is None else dtype, "")
     if name == AUTO:
@@ -113,6 +136,8 @@ def resolve_dtype(dtype: Any, device: torch.device) -> str:
         name = _canonical(override, f" in {DTYPE_ENV_VAR}") if override else AUTO
     if name == AUTO:
         name = auto_dtype(device)
+        if name == "bf16":
+            _warn_auto_bf16_once()
     if name == "fp16" and device.type == "cpu":
         raise InputError("dtype fp16 is not supported on the CPU: use bf16 or fp32")
     return name

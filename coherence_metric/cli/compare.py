@@ -7,6 +7,7 @@ JSONL file whose lines name their system (``--group-by system``).
 from __future__ import annotations
 
 import json
+import math
 import warnings
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -17,9 +18,25 @@ from ..errors import InputError
 from ..inputs import InputText
 from ..significance import DEFAULT_TRIALS, MAX_TRIALS, MIN_CLI_TRIALS, bootstrap_p_note
 from . import cli
-from .labels import display_name, errors_named_by_label, escape_label, refuse_repeated_files
-from .options import build_scorer, input_options, model_options, read_all
-from .tables import TABLE_FORMATS, at_floor, floor_note, format_p_value
+from .labels import errors_named_by_label, escape_label, refuse_repeated_files
+from .options import (
+    batch_options,
+    build_scorer,
+    check_ids_aligned,
+    input_options,
+    label_option,
+    length_warning,
+    model_options,
+    paired_rows,
+    read_all,
+    system_labels,
+)
+from .tables import TABLE_FORMATS, at_floor, disagreement_note, floor_note, format_p_value, left_out_line
+
+ON_EMPTY_HELP = ("An empty text (an empty or null JSONL field, an empty line, one of invisible characters only) in "
+                 "a paired comparison: error = stop before scoring, naming it; skip = leave that input out for every "
+                 "system (a pair needs both texts); nan = leave it out of every mean, win rate and p-value too, but "
+                 "keep its rows in -f tsv/json with NaN (null) scores. skip and nan say how many.")
 
 
 def _render_single(result: Any, label_a: str, label_b: str) -> None:
@@ -55,6 +72,10 @@ def _render_paired(result: Any, label_a: str, label_b: str, resamples: int, tria
                    f"{format_p_value(result.p_value_bootstrap, resamples)}, {randomization}")
     if at_floor(result.p_value_bootstrap, resamples) or at_floor(result.p_value_randomization, trials):
         click.echo(floor_note(resamples, trials))
+    note = disagreement_note(result.mean_difference_interval, result.p_value_bootstrap, result.p_value_randomization,
+                             confidence, resamples, trials)
+    if note:
+        click.echo(note)
     click.echo(f"winner: {result.winner.upper() if result.winner != 'tie' else 'tie'}")
 
 
@@ -70,10 +91,18 @@ def _multi_line_hint(files: List[str], sides: List[List[InputText]]) -> None:
 
 def _compare_two(label_a: str, side_a: List[InputText], label_b: str, side_b: List[InputText], paired: bool,
                  output_format: str, bootstrap_resamples: int, randomization_trials: int, seed: int,
-                 make_scorer: Callable[[], Any]) -> None:
+                 make_scorer: Callable[[], Any], on_empty: str = "error", id_field: Optional[str] = None) -> None:
     if paired and len(side_a) != len(side_b):
         raise InputError(f"{label_a} has {len(side_a)} texts and {label_b} has {len(side_b)}: "
                          "a paired comparison needs the same number, in the same order")
+    all_a, all_b = side_a, side_b
+    kept: List[int] = list(range(len(side_a)))
+    if paired:
+        check_ids_aligned({label_a: side_a, label_b: side_b}, id_field)  # one file twice: one entry, aligned
+        (side_a, side_b), kept, _ = paired_rows([side_a, side_b], on_empty)
+        length_warning({label_a: side_a, label_b: side_b})
+    kept_set = set(kept)
+    left_out = [index for index in range(len(all_a)) if index not in kept_set]
     if output_format in TABLE_FORMATS:
         if not paired:
             raise InputError(f"-f {output_format} prints a table of systems: compare two systems' outputs on the same "
@@ -81,7 +110,8 @@ def _compare_two(label_a: str, side_a: List[InputText], label_b: str, side_b: Li
         from .compare_systems import compare_inputs
 
         compare_inputs({label_a: side_a, label_b: side_b}, output_format, bootstrap_resamples, randomization_trials,
-                       seed, make_scorer)
+                       seed, make_scorer, left_out=left_out, on_empty=on_empty,
+                       all_inputs={label_a: all_a, label_b: all_b})
         return
     scorer = make_scorer()
     texts_a = [item.text for item in side_a]
@@ -92,34 +122,55 @@ def _compare_two(label_a: str, side_a: List[InputText], label_b: str, side_b: Li
                                     randomization_trials=randomization_trials)
         else:
             result = scorer.compare(texts_a[0], texts_b[0])
+    shown = list(range(len(all_a))) if on_empty == "nan" else kept
+    position = {index: row for row, index in enumerate(kept)}
+    values_a = [result.scores_a[position[index]] if index in position else math.nan for index in shown]
+    values_b = [result.scores_b[position[index]] if index in position else math.nan for index in shown]
     if output_format == "json":
         data = result.to_dict()
         data.update({"a": label_a, "b": label_b})
+        if paired:
+            data["labels_a"] = [all_a[index].label for index in shown]
+            data["labels_b"] = [all_b[index].label for index in shown]
+        if left_out:
+            data["on_empty"] = on_empty
+            data["left_out"] = [{"a": all_a[index].label, "b": all_b[index].label,
+                                 "reason": all_a[index].empty or all_b[index].empty} for index in left_out]
+            if on_empty == "nan":
+                data["scores_a"] = [None if math.isnan(value) else value for value in values_a]
+                data["scores_b"] = [None if math.isnan(value) else value for value in values_b]
         click.echo(json.dumps(data, indent=2))
         return
     if output_format == "tsv":
         click.echo("system\tlabel\tscore")
-        for label, values, scores in ((label_a, side_a, result.scores_a), (label_b, side_b, result.scores_b)):
-            for item, value in zip(values, scores):
-                click.echo(f"{escape_label(label)}\t{escape_label(item.label)}\t{value:.6f}")
+        for label, side, values in ((label_a, all_a, values_a), (label_b, all_b, values_b)):
+            for index, value in zip(shown, values):
+                click.echo(f"{escape_label(label)}\t{escape_label(side[index].label)}\t{value:.6f}")
         click.echo(f"signature: {result.signature}", err=True)
         return
     if paired:
         _render_paired(result, escape_label(label_a), escape_label(label_b), bootstrap_resamples, randomization_trials,
                        seed)
+        if left_out:
+            click.echo(left_out_line(len(left_out), len(all_a), on_empty))
     else:
         _render_single(result, escape_label(label_a), escape_label(label_b))
     click.echo(f"signature: {result.signature}")
 
 
-def _grouped(files: Tuple[str, ...], input_format: str, field: str, group_by: str) -> Dict[str, List[InputText]]:
+def _grouped(files: Tuple[str, ...], input_format: str, field: str, group_by: str, on_empty: str,
+             id_field: Optional[str]) -> Dict[str, List[InputText]]:
     if len(files) != 1:
         raise InputError(f"--group-by reads every system from one JSONL file, got {len(files)} files")
     if input_format not in ("doc", "jsonl"):
         raise InputError(f"--group-by needs JSONL input (each line names its system), not -i {input_format}")
-    from ..inputs import read_grouped_texts
+    from ..inputs import EmptyTextError, read_grouped_texts
+    from .options import ON_EMPTY_HINT
 
-    groups = read_grouped_texts(files[0], field, group_by)
+    try:
+        groups = read_grouped_texts(files[0], field, group_by, on_empty, id_field)
+    except EmptyTextError as error:
+        raise EmptyTextError(f"{error} ({ON_EMPTY_HINT})") from None
     if len(groups) < 2:
         name = "<stdin>" if files[0] == "-" else files[0]
         raise InputError(f"{name} names {len(groups)} system in field {group_by!r}: a comparison needs at least 2")
@@ -128,6 +179,7 @@ def _grouped(files: Tuple[str, ...], input_format: str, field: str, group_by: st
         listed = ", ".join(f"{system} {count}" for system, count in counts.items())
         raise InputError(f"the systems have different numbers of texts ({listed}): a paired comparison needs the "
                          "same number, the i-th text of every system answering the same input")
+    check_ids_aligned(groups, id_field)
     return groups
 
 
@@ -145,10 +197,13 @@ def _grouped(files: Tuple[str, ...], input_format: str, field: str, group_by: st
               help=f"Approximate-randomization trials (paired comparisons), {MIN_CLI_TRIALS} to {MAX_TRIALS}.")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=DEFAULT_SEED, show_default=True,
               help="Seed of the paired bootstrap and the randomization test (0 to 2**63 - 1).")
+@label_option
+@batch_options(ON_EMPTY_HELP)
 @model_options
 def compare_command(files: Tuple[str, ...], input_format: str, field: str, output_format: str,
                     group_by: Optional[str], bootstrap_resamples: int, randomization_trials: int, seed: int,
-                    model: str, revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
+                    labels: Tuple[str, ...], on_empty: str, id_field: Optional[str], model: str,
+                    revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
                     max_length: Optional[int], truncation: str, offline: bool, progress: bool) -> None:
     """Compare FILES: two texts (default: each file is one text), or two or more systems' outputs on the same
     inputs (--input-format lines/paragraphs/jsonl: item i of every file is the same input; or one JSONL file with
@@ -158,29 +213,37 @@ def compare_command(files: Tuple[str, ...], input_format: str, field: str, outpu
         return build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
 
     if group_by is not None:
-        groups = _grouped(files, input_format, field, group_by)
+        if labels:
+            raise InputError(f"--label names the systems of separate files: with --group-by the field {group_by!r} "
+                             "names them")
+        groups = _grouped(files, input_format, field, group_by, on_empty, id_field)
     else:
         if len(files) < 2:
             raise InputError("compare needs two files (or one JSONL file with --group-by FIELD)")
+        names = system_labels(files, labels)
         if len(files) > 2:
             from .compare_systems import compare_many
 
             compare_many(list(files), input_format, field, output_format, bootstrap_resamples, randomization_trials,
-                         seed, make_scorer)
+                         seed, make_scorer, names=names, on_empty=on_empty, id_field=id_field)
             return
         refuse_repeated_files(list(files), allow_same_file=True)  # a file against itself is a tie check
-        sides = [read_all([path], input_format, field) for path in files]
-        if input_format == "doc":
+        paired = input_format != "doc"
+        sides = [read_all([path], input_format, field, on_empty if paired else None, id_field) for path in files]
+        if not paired:
             _multi_line_hint(list(files), sides)
-        label_a, label_b = (display_name(path) for path in files)
-        _compare_two(label_a, sides[0], label_b, sides[1], input_format != "doc", output_format, bootstrap_resamples,
-                     randomization_trials, seed, make_scorer)
+        label_a, label_b = names
+        _compare_two(label_a, sides[0], label_b, sides[1], paired, output_format, bootstrap_resamples,
+                     randomization_trials, seed, make_scorer, on_empty, id_field)
         return
     if len(groups) > 2:
-        from .compare_systems import compare_inputs
+        from .compare_systems import compare_inputs, drop_empty_inputs
 
-        compare_inputs(groups, output_format, bootstrap_resamples, randomization_trials, seed, make_scorer)
+        kept, left_out = drop_empty_inputs(groups, on_empty)
+        length_warning(kept)
+        compare_inputs(kept, output_format, bootstrap_resamples, randomization_trials, seed, make_scorer,
+                       left_out=left_out, on_empty=on_empty, all_inputs=groups)
         return
     (label_a, side_a), (label_b, side_b) = groups.items()
     _compare_two(label_a, side_a, label_b, side_b, True, output_format, bootstrap_resamples, randomization_trials,
-                 seed, make_scorer)
+                 seed, make_scorer, on_empty, id_field)

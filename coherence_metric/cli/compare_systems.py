@@ -8,7 +8,8 @@ as the two-system TSV does (the signature on stderr).
 from __future__ import annotations
 
 import json
-from typing import Any, Callable, Dict, List
+import math
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 import click
 
@@ -16,10 +17,31 @@ from ..errors import InputError
 from ..inputs import InputText
 from ..significance import bootstrap_p_note
 from .labels import display_name, escape_label, name_positions, refuse_repeated_files
-from .options import read_all
-from .tables import TABLE_FORMATS, at_floor, floor_note, format_p_value, render_latex, render_markdown
+from .options import check_ids_aligned, length_warning, paired_rows, read_all
+from .tables import (
+    TABLE_FORMATS,
+    at_floor,
+    disagreement_note,
+    floor_note,
+    format_p_value,
+    left_out_line,
+    render_latex,
+    render_markdown,
+)
 
 _PAIRED_FORMATS = ("lines", "paragraphs", "jsonl")
+
+
+def _disagreements(comparison: Any) -> List[str]:
+    """The note for each pair whose mean-difference interval and p-value disagree about 0."""
+    notes = []
+    for pair in comparison.pairs:
+        note = disagreement_note(pair.mean_difference_interval, pair.p_value_bootstrap, pair.p_value_randomization,
+                                 comparison.confidence, comparison.bootstrap_resamples,
+                                 comparison.randomization_trials, f"{escape_label(pair.a)} vs {escape_label(pair.b)}")
+        if note:
+            notes.append(note)
+    return notes
 
 
 def _render(comparison: Any) -> None:
@@ -52,7 +74,8 @@ def _render(comparison: Any) -> None:
     note = bootstrap_p_note(n_inputs)
     if note is not None:  # the p(boot) column holds "-": say why
         click.echo(f"-: {note}")
-    click.echo(f"signature: {comparison.signature}")
+    for line in _disagreements(comparison):
+        click.echo(line)
 
 
 def _named_by_label(error: InputError, inputs: Dict[str, List[Any]]) -> InputError:
@@ -71,50 +94,94 @@ def _any_at_floor(comparison: Any) -> bool:
 
 
 def compare_many(files: List[str], input_format: str, field: str, output_format: str, bootstrap_resamples: int,
-                 randomization_trials: int, seed: int, build_scorer: Callable[[], Any]) -> None:
+                 randomization_trials: int, seed: int, build_scorer: Callable[[], Any],
+                 names: Optional[Sequence[str]] = None, on_empty: str = "error",
+                 id_field: Optional[str] = None) -> None:
     """Read every file (before the model loads), compare the systems, print in ``output_format``."""
     if input_format not in _PAIRED_FORMATS:
         raise InputError(f"comparing {len(files)} files needs one system's outputs per file: pass -i lines, "
                          "-i paragraphs or -i jsonl")
-    compare_inputs(read_systems(files, input_format, field), output_format, bootstrap_resamples,
-                   randomization_trials, seed, build_scorer)
+    inputs = read_systems(files, input_format, field, names=names, on_empty=on_empty, id_field=id_field)
+    kept, left_out = drop_empty_inputs(inputs, on_empty)
+    length_warning(kept)
+    compare_inputs(kept, output_format, bootstrap_resamples, randomization_trials, seed, build_scorer,
+                   left_out=left_out, on_empty=on_empty, all_inputs=inputs)
 
 
-def read_systems(files: List[str], input_format: str, field: str,
-                 needed_by: str = "a paired comparison") -> Dict[str, List[InputText]]:
-    """Each file's texts under its display name, read before any model loads: a file named twice is refused, and
-    every file must hold the same number of texts (``needed_by`` says what needs them in the error)."""
+def read_systems(files: List[str], input_format: str, field: str, needed_by: str = "a paired comparison",
+                 names: Optional[Sequence[str]] = None, on_empty: Optional[str] = None,
+                 id_field: Optional[str] = None, on_empty_choices: Optional[Sequence[str]] = None
+                 ) -> Dict[str, List[InputText]]:
+    """Each file's texts under its name (``names``, else its display name), read before any model loads: a file
+    named twice is refused, every file must hold the same number of texts (``needed_by`` says what needs them in
+    the error), and with ``id_field`` the i-th row of every file the same id."""
     refuse_repeated_files(files)
-    inputs = {display_name(path): read_all([path], input_format, field) for path in files}
-    counts = {label: len(items) for label, items in inputs.items()}
+    names = list(names) if names else [display_name(path) for path in files]
+    inputs = {name: read_all([path], input_format, field, on_empty, id_field, on_empty_choices)
+              for name, path in zip(names, files)}
+    counts = {display_name(path): len(items) for path, items in zip(files, inputs.values())}
     if len(set(counts.values())) != 1:
-        listed = ", ".join(f"{label} {count}" for label, count in counts.items())
+        listed = ", ".join(f"{path} {count}" for path, count in counts.items())
         raise InputError(f"the systems have different numbers of texts ({listed}): {needed_by} needs the same "
                          "number, in the same order")
+    check_ids_aligned(inputs, id_field)
     return inputs
 
 
+def drop_empty_inputs(inputs: Dict[str, List[InputText]], on_empty: str
+                      ) -> Tuple[Dict[str, List[InputText]], List[int]]:
+    """The systems' texts without the inputs where any system's text is empty (``--on-empty skip`` or ``nan``;
+    said in one warning), and the positions left out."""
+    sides, kept, _ = paired_rows(list(inputs.values()), on_empty)
+    kept_set = set(kept)
+    left_out = [index for index in range(len(next(iter(inputs.values())))) if index not in kept_set]
+    return dict(zip(inputs, sides)), left_out
+
+
 def compare_inputs(inputs: Dict[str, List[InputText]], output_format: str, bootstrap_resamples: int,
-                   randomization_trials: int, seed: int, build_scorer: Callable[[], Any]) -> None:
-    """Compare systems already read (one list of texts each, same length), print in ``output_format``."""
+                   randomization_trials: int, seed: int, build_scorer: Callable[[], Any],
+                   left_out: Sequence[int] = (), on_empty: str = "error",
+                   all_inputs: Optional[Dict[str, List[InputText]]] = None) -> None:
+    """Compare systems already read (one list of texts each, same length), print in ``output_format``.
+    ``left_out``: positions in ``all_inputs`` (every input, before the empty ones were left out) not in
+    ``inputs``; under ``--on-empty nan`` their rows are printed (TSV, JSON) with NaN/null scores."""
     systems: Dict[str, List[Any]] = {label: [item.text for item in items] for label, items in inputs.items()}
     try:
         comparison = build_scorer().compare_systems(systems, bootstrap_resamples=bootstrap_resamples, seed=seed,
                                                     randomization_trials=randomization_trials)
     except InputError as error:
         raise _named_by_label(error, inputs) from None
+    every = all_inputs if (all_inputs is not None and on_empty == "nan") else inputs
+    gone = set(left_out) if every is all_inputs else set()
+
+    def rows(label: str) -> List[Tuple[InputText, float]]:
+        scores = iter(comparison.systems[label].scores)
+        return [(item, math.nan if index in gone else next(scores)) for index, item in enumerate(every[label])]
+
     if output_format == "json":
         data = comparison.to_dict()
-        for label, items in inputs.items():
-            data["systems"][label]["labels"] = [item.label for item in items]
+        for label in inputs:
+            data["systems"][label]["labels"] = [item.label for item, _ in rows(label)]
+            if gone:
+                data["systems"][label]["scores"] = [None if math.isnan(value) else value for _, value in rows(label)]
+        if left_out and all_inputs is not None:
+            first = next(iter(all_inputs.values()))
+            data["on_empty"] = on_empty
+            data["left_out"] = [{"label": first[index].label,
+                                 "reason": next(items[index].empty for items in all_inputs.values()
+                                                if items[index].empty is not None)} for index in left_out]
         click.echo(json.dumps(data, indent=2))
     elif output_format == "tsv":
         click.echo("system\tlabel\tscore")
-        for label, items in inputs.items():
-            for item, value in zip(items, comparison.systems[label].scores):
+        for label in inputs:
+            for item, value in rows(label):
                 click.echo(f"{escape_label(label)}\t{escape_label(item.label)}\t{value:.6f}")
         click.echo(f"signature: {comparison.signature}", err=True)
     elif output_format in TABLE_FORMATS:
         click.echo(render_markdown(comparison) if output_format == "markdown" else render_latex(comparison))
     else:
         _render(comparison)
+        if left_out:
+            total = len(next(iter(all_inputs.values()))) if all_inputs else len(left_out)
+            click.echo(left_out_line(len(left_out), total, on_empty))
+        click.echo(f"signature: {comparison.signature}")

@@ -13,7 +13,10 @@ from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 
 import click
 
+from ..errors import InputError
 from ..inputs import INPUT_FORMATS
+from ..texts import has_visible_characters
+from .labels import display_name
 
 OUTPUT_FORMATS = ("text", "json", "tsv", "markdown", "latex")
 _quiet: contextvars.ContextVar[bool] = contextvars.ContextVar("coherence_metric_quiet", default=False)
@@ -27,11 +30,16 @@ def is_quiet() -> bool:
 
 @contextlib.contextmanager
 def output_mode(progress: Optional[bool]) -> Iterator[bool]:
-    """Whether to show progress bars (``None``: when stderr is a terminal, so logs and pipes stay clean); with
-    ``--quiet`` (False) warnings and the ``coherence_metric`` logger's messages below ERROR are silenced too, for
+    """Whether to show progress bars (``None``: when stderr is a terminal, so logs and pipes stay clean; without a
+    bar, a long pass prints a plain progress line every 30 s instead); with ``--quiet`` (False) no lines, and
+    warnings and the ``coherence_metric`` logger's messages below ERROR are silenced too, for
     this command only (errors still print)."""
     if progress is not False:
-        yield sys.stderr.isatty() if progress is None else progress
+        from ..progress import progress_lines
+
+        show = sys.stderr.isatty() if progress is None else progress
+        with progress_lines(not show):  # no bar (a pipeline, a job log): a plain line now and then instead
+            yield show
         return
     logger = logging.getLogger("coherence_metric")
     level = logger.level
@@ -83,8 +91,8 @@ def model_options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--offline", is_flag=True, help="Never use the network (same as HF_HUB_OFFLINE=1)."),
         click.option("--progress/--quiet", "progress", default=None,
                      help="--progress: a progress bar per pass (document model, sentence encoder) on stderr "
-                          "[default: when stderr is a terminal]; --quiet: no bars and no warnings (errors still "
-                          "print)."),
+                          "[default: when stderr is a terminal; otherwise a plain progress line every 30 s of a "
+                          "long pass]; --quiet: no bars, no progress lines and no warnings (errors still print)."),
     ]
     for decorator in reversed(decorators):
         function = decorator(function)
@@ -139,30 +147,176 @@ def bf16_hint(requested_dtype: str, resolved_dtype: str) -> Optional[str]:
 def build_scorer(model: str, revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
                  max_length: Optional[int], truncation: str, offline: bool, progress: bool = False) -> Any:
     """Build the scorer the options describe (imports torch, so only after the inputs have been read)."""
+    from ..runtime import AutoBf16Warning
     from ..scorer import CoherenceScorer
 
-    scorer = CoherenceScorer(
-        model,
-        device=device,
-        dtype=dtype,
-        batch_size=batch_size,
-        max_length=max_length,
-        truncation=truncation,
-        revision=revision,
-        local_files_only=offline,
-        progress=progress,
-    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", AutoBf16Warning)  # the API's words; the CLI says it with --dtype below
+        scorer = CoherenceScorer(
+            model,
+            device=device,
+            dtype=dtype,
+            batch_size=batch_size,
+            max_length=max_length,
+            truncation=truncation,
+            revision=revision,
+            local_files_only=offline,
+            progress=progress,
+        )
     hint = bf16_hint(dtype, scorer.dtype)
     if hint:
         warnings.warn(hint, stacklevel=2)  # a warning, so --quiet silences it with the others
     return scorer
 
 
-def read_all(paths: List[str], input_format: str, field: str) -> List[Any]:
-    """Read every input file before any model loads, so a typo fails in milliseconds."""
-    from ..inputs import read_texts
+ON_EMPTY_HINT = "pass --on-empty skip to leave empty texts out, or --on-empty nan to report them as NaN"
+
+
+def batch_options(on_empty_help: str, choices: Sequence[str] = ("error", "skip", "nan")
+                  ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--on-empty`` (what an empty or null text does to the run) and ``--id-field`` (JSONL rows labelled by a
+    field instead of ``FILE:LINE``); the command receives ``on_empty`` and ``id_field``."""
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        decorators = [
+            click.option("--on-empty", type=click.Choice(tuple(choices)), default="error", show_default=True,
+                         help=on_empty_help),
+            click.option("--id-field", default=None, metavar="FIELD",
+                         help="Label each JSONL row by this field (an id: a string or a number) instead of "
+                              "FILE:LINE, in the output and in error messages."),
+        ]
+        for decorator in reversed(decorators):
+            function = decorator(function)
+        return function
+
+    return decorate
+
+
+def read_all(paths: List[str], input_format: str, field: str, on_empty: Optional[str] = None,
+             id_field: Optional[str] = None, on_empty_choices: Optional[Sequence[str]] = None) -> List[Any]:
+    """Read every input file before any model loads, so a typo fails in milliseconds. ``on_empty`` None: the
+    command has no ``--on-empty`` (an empty text is an error without the hint); ``error`` adds the hint naming
+    the option (``on_empty_choices``: the command's, when it has no ``nan``); ``skip``/``nan`` return empty texts
+    with ``empty`` set. With ``id_field`` every row's id must be unique across the files."""
+    from ..inputs import EmptyTextError, read_texts
 
     texts: List[Any] = []
+    where: dict = {}
     for path in paths:
-        texts.extend(read_texts(path, input_format, field))
+        try:
+            read = read_texts(path, input_format, field, on_empty or "error", id_field)
+        except EmptyTextError as error:
+            if on_empty is None:
+                raise
+            hint = ON_EMPTY_HINT if on_empty_choices is None or "nan" in on_empty_choices else \
+                "pass --on-empty skip to leave inputs with an empty text out"
+            raise EmptyTextError(f"{error} ({hint})") from None
+        if id_field is not None:
+            name = display_name(path)
+            for item in read:
+                if item.label in where:
+                    raise InputError(f"{where[item.label]} and {name} line {item.line} have the same {id_field!r} "
+                                     f"{ascii(item.label)}: --id-field labels rows, so each needs its own")
+                where[item.label] = f"{name} line {item.line}"
+        texts.extend(read)
     return texts
+
+
+def empty_note(empty: Sequence[Any], on_empty: str, what: str = "text") -> None:
+    """Warn in one line (silenced by --quiet) how many texts were empty and what became of them, naming the
+    first."""
+    if not empty:
+        return
+    count = len(empty)
+    fate = {"skip": "left out", "nan": "reported as NaN and left out of every mean"}[on_empty]
+    first = empty[0].empty
+    more = f"; and {count - 1} more" if count > 1 else ""
+    warnings.warn(f"{count} empty {what}{'s' if count != 1 else ''} {fate} (--on-empty {on_empty}): {first}{more}",
+                  stacklevel=2)
+
+
+def split_empty(inputs: Sequence[Any]) -> Tuple[List[Any], List[Any]]:
+    """The texts to score and the empty ones (``--on-empty skip`` or ``nan``); refuses inputs that are all empty."""
+    scored = [item for item in inputs if item.empty is None]
+    empty = [item for item in inputs if item.empty is not None]
+    if not scored:
+        raise InputError(f"every text is empty ({len(empty)}, the first: {empty[0].empty}): nothing to score")
+    return scored, empty
+
+
+def paired_rows(sides: Sequence[Sequence[Any]], on_empty: str) -> Tuple[List[List[Any]], List[int], List[str]]:
+    """Systems' texts on the same inputs (one list per system, same length), without the inputs where any system's
+    text is empty (a pair needs both texts): the kept texts per system, the kept input positions, and each
+    left-out input's reason, said in one warning. Refuses when nothing is left."""
+    count = len(sides[0])
+    kept: List[int] = []
+    reasons: List[str] = []
+    for index in range(count):
+        empties = [side[index].empty for side in sides if side[index].empty is not None]
+        if empties:
+            reasons.append(empties[0])
+        else:
+            kept.append(index)
+    if not kept:
+        raise InputError(f"every input has an empty text ({count}, the first: {reasons[0]}): nothing to compare")
+    if reasons:
+        fate = {"skip": "left out", "nan": "reported as NaN and left out of every mean, win rate and p-value"}
+        warnings.warn(f"{len(reasons)} input{'s' if len(reasons) != 1 else ''} with an empty text "
+                      f"{fate[on_empty]} (--on-empty {on_empty}; a pair needs both texts): {reasons[0]}"
+                      f"{f'; and {len(reasons) - 1} more' if len(reasons) > 1 else ''}", stacklevel=2)
+    return [[side[index] for index in kept] for side in sides], kept, reasons
+
+
+def check_ids_aligned(inputs: "dict", id_field: Optional[str]) -> None:
+    """With ``--id-field``, the i-th row of every system must carry the same id (they answer the same input)."""
+    if id_field is None:
+        return
+    names = list(inputs)
+    for name in names[1:]:
+        for first, other in zip(inputs[names[0]], inputs[name]):
+            if first.label != other.label:
+                raise InputError(f"{names[0]} line {first.line} has {id_field} {ascii(first.label)} but {name} line "
+                                 f"{other.line} has {ascii(other.label)}: paired rows must answer the same input, "
+                                 "in the same order")
+
+
+def length_warning(inputs: "dict") -> None:
+    """Warn (one line, silenced by --quiet) when the systems' mean lengths in words differ by more than 30%:
+    a score difference may then be a length difference."""
+    means: "dict[str, float]" = {}
+    for name, items in inputs.items():
+        texts = [item.text if isinstance(item.text, str) else " ".join(item.text) for item in items]
+        means[name] = sum(len(text.split()) for text in texts) / max(1, len(texts))
+    shortest, longest = min(means, key=means.__getitem__), max(means, key=means.__getitem__)
+    if means[shortest] > 0 and means[longest] > 1.3 * means[shortest]:
+        percent = round(100 * (means[longest] / means[shortest] - 1))
+        warnings.warn(f"the systems' mean lengths differ by {percent}% ({longest} {means[longest]:.1f} words, "
+                      f"{shortest} {means[shortest]:.1f}): part of a score difference may be length; compare "
+                      "length-matched pairs, or read the scores against word count (coherence-metric diagnose FILE "
+                      "-i lines)", stacklevel=2)
+
+
+def system_labels(files: Sequence[str], labels: Sequence[str], shorten: bool = False) -> List[str]:
+    """The name each system file is shown under: its ``--label`` (as many as files, in order), else its path
+    (``shorten``: its base name when the base names are unique)."""
+    if labels:
+        if len(labels) != len(files):
+            raise InputError(f"{len(labels)} --label for {len(files)} files: give one --label per file, in order")
+        if len(set(labels)) != len(labels):
+            repeated = next(label for label in labels if labels.count(label) > 1)
+            raise InputError(f"--label {ascii(repeated)} is given twice: name each system once")
+        if not all(has_visible_characters(label) for label in labels):
+            raise InputError("a --label has no visible characters: name each system")
+        return list(labels)
+    names = [display_name(path) for path in files]
+    if shorten:
+        bases = [name if name == "<stdin>" else os.path.basename(name) or name for name in names]
+        if len(set(bases)) == len(bases):
+            return bases
+    return names
+
+
+def label_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``--label NAME``, repeatable: the systems' names, one per file in order (the command receives ``labels``)."""
+    return click.option("--label", "labels", multiple=True, metavar="NAME",
+                        help="A system's name in the output instead of its file path; repeat it, one per file, in "
+                             "order.")(function)

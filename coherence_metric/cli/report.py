@@ -11,18 +11,24 @@ import click
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED, MIN_CLI_RESAMPLES
 from ..significance import DEFAULT_TRIALS, MAX_TRIALS, MIN_CLI_TRIALS
 from . import cli
-from .compare_systems import read_systems
-from .options import build_scorer, model_options
+from .compare_systems import drop_empty_inputs, read_systems
+from .options import batch_options, build_scorer, label_option, length_warning, model_options, system_labels
 
 _PAIRED_FORMATS = ("lines", "paragraphs", "jsonl")
 
 
-def _read_systems(files: List[str], input_format: str, field: str) -> Tuple[Dict[str, List[Any]], List[str]]:
-    """Each file's texts by system name (its path), and the first file's labels; line counts must agree."""
-    inputs = read_systems(files, input_format, field, needed_by="a report")
+def _read_systems(files: List[str], input_format: str, field: str, names: List[str], on_empty: str,
+                  id_field: Optional[str]) -> Tuple[Dict[str, List[Any]], List[str], int]:
+    """Each file's texts by system name, and the first file's labels (its line numbers, or the rows' ids); line
+    counts must agree. Inputs with an empty text are left out under ``--on-empty skip`` (their count last)."""
+    inputs = read_systems(files, input_format, field, needed_by="a report", names=names, on_empty=on_empty,
+                          id_field=id_field, on_empty_choices=("error", "skip"))
+    inputs, left_out = drop_empty_inputs(inputs, on_empty)
+    length_warning(inputs)
     first = next(iter(inputs.values()))
-    labels = [item.label.split(":", 1)[1] if ":" in item.label else item.label for item in first]
-    return {name: [item.text for item in items] for name, items in inputs.items()}, labels
+    labels = [item.label if id_field is not None else item.label.rsplit(":", 1)[1] if ":" in item.label
+              else item.label for item in first]
+    return {name: [item.text for item in items] for name, items in inputs.items()}, labels, len(left_out)
 
 
 @cli.command("report")
@@ -43,10 +49,15 @@ def _read_systems(files: List[str], input_format: str, field: str) -> Tuple[Dict
               default=DEFAULT_TRIALS, show_default=True, help="Approximate-randomization trials.")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=DEFAULT_SEED, show_default=True,
               help="Seed of the bootstrap and the randomization test.")
+@label_option
+@batch_options("An empty text (an empty or null JSONL field, an empty line, one of invisible characters only): "
+               "error = stop before scoring, naming it; skip = leave that input out for every system, said with "
+               "how many.", choices=("error", "skip"))
 @model_options
 def report_command(file_a: str, file_b: str, more_files: Tuple[str, ...], output: str, input_format: str,
                    field: str, explain_rows: int, title: Optional[str], bootstrap_resamples: int,
-                   randomization_trials: int, seed: int, model: str, revision: Optional[str],
+                   randomization_trials: int, seed: int, labels: Tuple[str, ...], on_empty: str,
+                   id_field: Optional[str], model: str, revision: Optional[str],
                    device: Optional[str], dtype: str, batch_size: int, max_length: Optional[int], truncation: str,
                    offline: bool, progress: bool) -> None:
     """Write an HTML report comparing two or more systems' outputs on the same inputs (one file per system):
@@ -56,15 +67,18 @@ def report_command(file_a: str, file_b: str, more_files: Tuple[str, ...], output
 
     files = [file_a, file_b, *more_files]
     check_writable(output, inputs=files)
-    systems, labels = _read_systems(files, input_format, field)
+    names = system_labels(files, labels, shorten=True)  # a.txt rather than runs/2026-11/outputs/a.txt
+    systems, row_labels, left_out = _read_systems(files, input_format, field, names, on_empty, id_field)
     scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
     arguments = sys.argv[1:] if sys.argv and sys.argv[0].endswith("coherence-metric") else \
         ["report", *files, "-i", input_format, "-o", output]
     command = "coherence-metric " + " ".join(shlex.quote(argument) for argument in arguments)
-    report = build_report(scorer, systems, labels=labels, explain_rows=explain_rows,
+    report = build_report(scorer, systems, labels=row_labels, explain_rows=explain_rows,
                           bootstrap_resamples=bootstrap_resamples, seed=seed,
                           randomization_trials=randomization_trials, command=command)
     path = report.write(output, title)
     ranking = report.comparison.ranking
-    click.echo(f"wrote {path} ({len(labels)} inputs, {len(ranking)} systems; ranking: {', '.join(ranking)})")
+    skipped = f"; {left_out} left out, with an empty text" if left_out else ""
+    click.echo(f"wrote {path} ({len(row_labels)} inputs{skipped}, {len(ranking)} systems; ranking: "
+               f"{', '.join(ranking)})")
     click.echo(f"signature: {report.comparison.signature}")

@@ -45,6 +45,39 @@ def floor_note(resamples: int, trials: int) -> str:
             "trials; more of them can only lower it")
 
 
+def disagreement_note(interval: Any, p_bootstrap: Optional[float], p_randomization: Optional[float],
+                      confidence: float, resamples: int, trials: int, pair: str = "") -> Optional[str]:
+    """One line when the mean difference's interval and the p-value (the paired bootstrap's, else the
+    randomization test's) disagree about 0 at the interval's level: the interval excludes 0 but p >= 1 - confidence,
+    or the reverse. None when they agree (or there is no interval)."""
+    if not interval:
+        return None
+    which, p_value, count = (("paired bootstrap", p_bootstrap, resamples) if p_bootstrap is not None else
+                             ("randomization", p_randomization, trials))
+    if p_value is None:
+        return None
+    alpha = round(1 - confidence, 6)
+    low, high = interval
+    excludes = low > 0 or high < 0
+    if excludes == (p_value < alpha):
+        return None
+    percent = round(100 * confidence)
+    shown = format_p_value(p_value, count)
+    p_text = f"p {shown}" if shown.startswith("<") else f"p = {shown}"
+    said = (f"the {percent}% interval of the mean difference excludes 0 but the {which} {p_text} is not below "
+            f"{alpha:g}" if excludes else
+            f"the {percent}% interval of the mean difference includes 0 but the {which} {p_text} is below {alpha:g}")
+    return (f"note: {pair + ': ' if pair else ''}{said}: they are different tests (the interval resamples the "
+            "differences as they are, the p-value tests them against no difference) and can disagree near the "
+            "threshold or on few inputs; read this difference as uncertain rather than as shown or ruled out")
+
+
+def left_out_line(count: int, total: int, on_empty: str) -> str:
+    """The last line of a paired comparison that left out inputs with an empty text (``--on-empty``)."""
+    return (f"left out: {count} of {total} inputs, each with an empty text (--on-empty {on_empty}); the numbers "
+            "above are over the rest")
+
+
 def _cell_interval(low: float, high: float, signed: bool = False) -> str:
     return f"[{low:+.4f}, {high:+.4f}]" if signed else f"[{low:.4f}, {high:.4f}]"
 
@@ -133,20 +166,22 @@ def render_latex(comparison: Any) -> str:
     return "\n".join(lines)
 
 
-def render_score_markdown(labels: List[str], result: Any) -> str:
-    """One row per text and the system score (with its interval when there is one), as Markdown."""
+def render_score_markdown(labels: List[str], result: Any, values: Optional[List[float]] = None) -> str:
+    """One row per text and the system score (with its interval when there is one), as Markdown; ``values``: the
+    scores shown per label (NaN for an empty text under ``--on-empty nan``), else ``result.scores``."""
     lines = ["| text | coherence |", "|---|---:|"]
-    lines += [f"| {markdown_cell(label)} | {value:.4f} |" for label, value in zip(labels, result.scores)]
+    lines += [f"| {markdown_cell(label)} | {value:.4f} |" for label, value in zip(labels, values or result.scores)]
     lines.append(f"| **system score** (mean of {len(result.scores)}) | **{result.system_score:.4f}** |")
     lines += ["", _score_summary(result), "", f"Signature: `{result.signature}`"]
     return "\n".join(lines)
 
 
-def render_score_latex(labels: List[str], result: Any) -> str:
-    """One row per text and the system score, as a LaTeX ``tabular`` (booktabs), the signature in a comment."""
+def render_score_latex(labels: List[str], result: Any, values: Optional[List[float]] = None) -> str:
+    """One row per text and the system score, as a LaTeX ``tabular`` (booktabs), the signature in a comment;
+    ``values`` as for :func:`render_score_markdown`."""
     lines = ["% requires \\usepackage{booktabs}", f"% signature: {result.signature}", r"\begin{tabular}{lr}",
              r"\toprule", r"Text & Coherence \\", r"\midrule"]
-    lines += [rf"{_latex_escape(label)} & {value:.4f} \\" for label, value in zip(labels, result.scores)]
+    lines += [rf"{_latex_escape(label)} & {value:.4f} \\" for label, value in zip(labels, values or result.scores)]
     lines += [r"\midrule", rf"System score & {result.system_score:.4f} \\"]
     if result.system_score_interval is not None:
         low, high = result.system_score_interval

@@ -89,6 +89,7 @@ def run_suite(bert_checkpoint, tmp_path, *extra, out="out"):
     return result, json.loads((tmp_path / out / f"{stem}.json").read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_the_suite_runs_from_the_command_line_and_reads_its_cache(bert_checkpoint, shared_data, tmp_path):
     from coherence_metric.benchmarks.cli import benchmark
 
@@ -137,6 +138,7 @@ def test_the_cosine_baseline_and_the_adjacent_cosine_mechanism_are_one_computati
     assert mechanism["cache"]["misses"] == 0  # the baseline's values, not scored again
 
 
+@pytest.mark.slow
 def test_split_dev_corrupts_dev_documents_and_says_so(bert_checkpoint, shared_data, tmp_path):
     from coherence_metric.research.standins import read_news_documents
 

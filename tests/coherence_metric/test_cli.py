@@ -222,6 +222,7 @@ def test_console_script_in_a_real_subprocess(bert_checkpoint):
     assert result.stderr == ""
 
 
+@pytest.mark.slow
 def test_example_script_ranks_systems(bert_checkpoint):
     result = subprocess.run(
         [sys.executable, str(EXAMPLES_DIR / "score_system_outputs.py"), str(EXAMPLES_DIR / "system_outputs.jsonl"),

@@ -187,6 +187,7 @@ def test_models_says_what_every_packaged_checkpoint_is_for():
     assert json.loads(_invoke(["models", "-f", "json"]).stdout)["packaged"][0]["description"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option", ["--field", "--text-field"])
 def test_the_example_script_takes_the_clis_field_option_and_its_old_name(tmp_path, bert_checkpoint, option):
     path = tmp_path / "outputs.jsonl"

@@ -73,6 +73,7 @@ def both_dtypes():
     return pairs, fp32.score(texts), bf16.score(texts)
 
 
+@pytest.mark.slow
 def test_bf16_scores_stay_within_the_tolerance_of_fp32(both_dtypes):
     pairs, fp32, bf16 = both_dtypes
     assert "dtype:bf16" in str(bf16.signature) and "dtype:fp32" in str(fp32.signature)
@@ -84,6 +85,7 @@ def test_bf16_scores_stay_within_the_tolerance_of_fp32(both_dtypes):
     assert abs(fp32.system_score - bf16.system_score) <= MEAN_TOLERANCE
 
 
+@pytest.mark.slow
 def test_bf16_keeps_the_winner_of_the_pairs(both_dtypes):
     """Near-ties (closer than NEAR_TIE in fp32) are left out: bf16's rounding differs between CPUs, and such a pair
     may flip on another machine without anything being wrong."""

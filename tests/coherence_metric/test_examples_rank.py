@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
+@pytest.mark.slow
 def test_score_system_outputs_ranks_ordered_above_shuffled():
     completed = subprocess.run([sys.executable, str(EXAMPLES / "score_system_outputs.py"),
                                 str(EXAMPLES / "system_outputs.jsonl")], capture_output=True, text=True, timeout=300)

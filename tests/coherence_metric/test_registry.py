@@ -189,6 +189,7 @@ def test_unreachable_hub_is_reported_as_a_network_failure(tmp_path):
     assert "Traceback" not in result.stderr and len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_cli_reads_a_hub_checkpoint_from_hf_home_offline(tmp_path, bert_checkpoint):
     populate_hub_cache(tmp_path / "hf" / "hub", "acme/tiny-coherence", bert_checkpoint)
     result = _run_cli(

@@ -25,8 +25,9 @@ from coherence_metric.systems import compare_scored_systems
 from .test_report import ORDERED, SHUFFLED, embedded_data
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium: apt-get install -y chromium "
-                                                          "(.ci/run installs it)")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(CHROMIUM is None, reason="needs Debian's chromium: apt-get install -y chromium "
+                                                           "(.ci/run installs it)")]
 CONSOLE = re.compile(r"CONSOLE[:(]\d*\)?\]? ?(.*)")
 
 

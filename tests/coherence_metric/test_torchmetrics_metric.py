@@ -71,6 +71,7 @@ def _rank(rank: int, world: int, port: int, checkpoint: str, out: str) -> None:
     os._exit(0)
 
 
+@pytest.mark.slow
 def test_two_gloo_processes_log_the_mean_over_both_shards(bert_checkpoint, expected, tmp_path):
     mp.spawn(_rank, args=(2, _free_port(), str(bert_checkpoint), str(tmp_path)), nprocs=2, join=True)
     results = [json.loads((tmp_path / f"rank{rank}.json").read_text()) for rank in range(2)]

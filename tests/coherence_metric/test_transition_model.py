@@ -48,6 +48,7 @@ def test_explain_falls_back_to_the_shipped_transition_model_with_the_cosine(scor
     assert f"|trans:{TRANSITION_MODEL}:{DEFAULT_TRANSITION_MODEL}@{loaded.fingerprint}|" in str(alone.signature)
 
 
+@pytest.mark.slow
 def test_transition_cosine_is_the_logit_plus_the_centred_cosine_in_logit_units(scorer):
     intruded = STORY[:2] + [INTRUDER] + STORY[3:]
     logits = scorer.explain([intruded], mechanism=TRANSITION_MODEL).texts[0].transitions

@@ -35,6 +35,7 @@ def scorers():
     return CoherenceScorer(BASE, dtype="fp32"), CoherenceScorer(WITH_TERM, dtype="fp32")
 
 
+@pytest.mark.slow
 def test_the_score_is_the_base_mixed_with_the_mean_boundary_logit(scorers):
     base, with_term = scorers
     logits = TransitionModel().transition_values(TEXTS)

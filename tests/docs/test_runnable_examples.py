@@ -8,6 +8,9 @@ import pytest
 from .runnable_examples import ROOT, documented_files, find_examples, outputs_match, run_file
 
 PAGES = [path for path in documented_files() if find_examples(path)]
+#: The README's examples (what `make demo` prints) run in `make test`; the other pages' take 20 s to 4 min each on
+#: 2 cores and run in `make test-all`.
+FAST_PAGES = {"README.md"}
 
 
 def test_the_readme_quickstart_and_the_cli_and_python_guides_hold_runnable_examples():
@@ -16,7 +19,9 @@ def test_the_readme_quickstart_and_the_cli_and_python_guides_hold_runnable_examp
             "docs/llm-outputs.md"} <= names
 
 
-@pytest.mark.parametrize("page", PAGES, ids=lambda path: path.relative_to(ROOT).as_posix())
+@pytest.mark.parametrize("page", [
+    pytest.param(path, marks=() if path.relative_to(ROOT).as_posix() in FAST_PAGES else pytest.mark.slow)
+    for path in PAGES], ids=lambda path: path.relative_to(ROOT).as_posix())
 def test_the_examples_of_a_page_print_what_the_page_says(page):
     failures = run_file(page)
     assert not failures, "\n\n".join(f"{page.relative_to(ROOT)}:{failure.example.line}: {failure.message}"

@@ -15,6 +15,8 @@ import sys
 import textwrap
 from typing import Dict, List
 
+import pytest
+
 from ..conftest import EXAMPLES_DIR, REPO_DIR
 
 RESEARCH_ONLY = ("scipy", "krippendorff")
@@ -43,6 +45,7 @@ def test_scipy_and_krippendorff_are_not_core_requirements_but_come_with_the_extr
     assert "scipy" in requirements["train"]  # training's intrusion negatives build tf-idf matrices
 
 
+@pytest.mark.slow
 def test_import_and_score_work_where_scipy_and_krippendorff_cannot_be_imported(tmp_path) -> None:
     """A ``None`` in ``sys.modules`` makes ``import x`` fail and ``find_spec(x)`` answer None: as if uninstalled."""
     script = textwrap.dedent(f"""

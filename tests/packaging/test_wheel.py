@@ -22,6 +22,8 @@ import pytest
 
 from ..conftest import REPO_DIR
 
+pytestmark = pytest.mark.slow
+
 RESEARCH_FOLDERS = ("research", "training", "benchmarks")
 _NOT_SOURCE = shutil.ignore_patterns(".git", ".venv", "runs", "build", "dist", "*.egg-info", "__pycache__", ".*_cache")
 

@@ -89,6 +89,7 @@ def test_a_bad_boundary_setting_is_named():
                             "r.yaml")
 
 
+@pytest.mark.slow
 def test_a_boundary_run_trains_the_head_resumes_it_and_ships_the_model_alone(shared_data, tiny_bert_dir, tmp_path):
     from coherence_metric import CoherenceScorer
 

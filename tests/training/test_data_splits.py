@@ -40,6 +40,7 @@ def test_split_of_pinned_values():
     assert {n: split_of(f"reuters:{n}") for n in (1, 7, 35, 44, 63)} == PINNED_REUTERS
 
 
+@pytest.mark.slow
 def test_no_document_in_two_splits(prepared):
     out_dir, _ = prepared
     doc_ids = {split: {item.doc_id for item in read_split(split_path(out_dir, split))} for split in SPLITS}

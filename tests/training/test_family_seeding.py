@@ -16,6 +16,8 @@ from coherence_metric.training.loop import read_loop_log
 
 from ..conftest import REPO_DIR
 
+pytestmark = pytest.mark.slow
+
 CONFIGS = REPO_DIR / "training" / "configs"
 SHORT = {"loop.max_steps": 1, "loop.eval_every": 1, "loop.log_every": 1}
 

@@ -125,6 +125,7 @@ def test_documents_sharing_a_long_sentence_with_a_test_set_are_found_and_dropped
     assert [entry.id for entry in kept] == ["wiki:2#0"] and dropped == 2  # every block of the document goes
 
 
+@pytest.mark.slow
 def test_training_with_intrusion_negatives(tiny_training_data, tiny_bert_dir, tmp_path):
     config = with_objective(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "intr"), negatives=3, intrusions=1)
     trainer = Trainer(config, progress=False)
@@ -148,6 +149,7 @@ def test_training_with_intrusion_negatives(tiny_training_data, tiny_bert_dir, tm
     assert resumed.train_intrusions == {key: [tuple(x) for x in value] for key, value in stored["train"].items()}
 
 
+@pytest.mark.slow
 def test_decontaminated_training_drops_a_document_holding_benchmark_text(tiny_training_data, tiny_bert_dir, tmp_path):
     shared = PROBE_SENTENCE
     train = list(read_split(split_path(tiny_training_data, "train")))
@@ -170,6 +172,7 @@ def test_intrusions_must_leave_room_for_permutations(tiny_training_data, tiny_be
         with_objective(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "x"), intrusions=2)
 
 
+@pytest.mark.slow
 def test_a_state_written_before_intrusions_existed_still_resumes(tiny_training_data, tiny_bert_dir, tmp_path):
     import torch
 

@@ -163,6 +163,7 @@ def test_a_steps_text_losses_by_hand():
     assert text_losses(scores[:4], 2, [0, 1], [], 1.0)["truncation"].item() == 0.0
 
 
+@pytest.mark.slow
 def test_a_joint_run_logs_the_order_and_truncation_checks_and_passes_split_by_length(shared_data, tiny_bert_dir,
                                                                                       tmp_path):
     recipe = tmp_path / "joint.yaml"
@@ -289,6 +290,7 @@ def test_a_student_learns_its_teachers_score_and_a_teacher_on_another_backbone_i
         load_score_teacher(str(teacher), other)
 
 
+@pytest.mark.slow
 def test_a_lora_run_trains_adapters_alone_and_its_checkpoint_scores_as_the_trained_model(shared_data, tiny_bert_dir,
                                                                                         tmp_path):
     """``model.lora`` (the accurate tier's way to stay a few MB over a 110M backbone): only the adapters and the head

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List
 
+import pytest
 import torch
 
 from coherence_metric.training.loop import LOG_FILE, STATE_FILE, LoopConfig, ObjectiveLoop
@@ -53,6 +54,7 @@ def _without_timing(records: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
     return [{key: value for key, value in record.items() if key != "seconds_per_step"} for record in records]
 
 
+@pytest.mark.slow
 def test_a_run_killed_and_resumed_logs_each_step_once(tmp_path: Path) -> None:
     whole_probe = LinearProbe()
     ObjectiveLoop(whole_probe, LoopConfig(**_config(tmp_path / "whole")), progress=False).run()

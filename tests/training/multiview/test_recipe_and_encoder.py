@@ -54,6 +54,7 @@ def smoke_runs(tiny_bert_dir, shared_data, tmp_path_factory) -> Dict[str, Tuple[
     return runs
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["discriminative", "generative"])
 def test_a_smoke_run_trains_evaluates_and_saves(smoke_runs, name) -> None:
     output, result = smoke_runs[name]
@@ -166,6 +167,7 @@ def test_a_folder_stores_its_word_vectors_by_reference_and_checks_them(smoke_run
             resolve_encoder(f"trained:{damaged}").encode(TEXTS)
 
 
+@pytest.mark.slow
 def test_the_committed_checkpoints_load_and_encode() -> None:
     """The folders behind RESULTS.md's numbers stay intact and loadable (format 2: vectors from the package)."""
     folders = sorted((CONFIGS.parent / "multiview" / "checkpoints").iterdir())
