@@ -1,9 +1,11 @@
 """Device and dtype choices for inference, validated once with messages that name the bad value.
 
-``dtype="auto"`` (the default) picks bf16 autocast where the hardware computes in bf16 natively and fp32 elsewhere:
+``dtype="auto"`` (the default) picks bf16 autocast where it is the faster path and fp32 elsewhere:
 
-- CPU: bf16 when ``/proc/cpuinfo`` (Linux) lists ``amx_bf16`` or ``avx512_bf16``, which torch's oneDNN kernels use;
-  fp32 everywhere else (other systems, other CPUs: bf16 there is emulated and slower than fp32);
+- CPU: bf16 when ``/proc/cpuinfo`` (Linux) lists ``amx_bf16`` (AMX tiles, faster on every run measured); with
+  ``avx512_bf16`` alone, bf16 only if a short probe measured it faster here (on one such CPU it was 1.7x faster, on
+  another 30% slower: :mod:`coherence_metric.dtype_probe`, cached per machine and torch version); fp32 everywhere
+  else (other systems, other CPUs: bf16 there is emulated and slower than fp32);
 - CUDA: bf16 when ``torch.cuda.is_bf16_supported()`` (Ampere and later), else fp32;
 - MPS: fp32.
 
@@ -27,6 +29,7 @@ from typing import Any, ContextManager, FrozenSet, Optional
 
 import torch
 
+from .dtype_probe import cached_probe, choose_cpu_dtype
 from .errors import InputError
 
 AUTO = "auto"
@@ -43,7 +46,7 @@ DTYPE_ALIASES = {
 DTYPE_CHOICES = ("auto", "fp32", "bf16", "fp16")
 #: Device types the scorer runs on; torch knows more (meta has no data, xpu and others are untested here).
 SUPPORTED_DEVICE_TYPES = ("cpu", "cuda", "mps")
-#: CPU flags (Linux ``/proc/cpuinfo``) that mean native bf16 matrix instructions.
+#: CPU flags (Linux ``/proc/cpuinfo``) that mean native bf16 matrix instructions (the speed report names them).
 BF16_CPU_FLAGS = frozenset({"amx_bf16", "avx512_bf16"})
 _TORCH_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 _CPUINFO = Path("/proc/cpuinfo")
@@ -80,9 +83,12 @@ def cpu_flags(cpuinfo: Path = _CPUINFO) -> FrozenSet[str]:
 
 
 @functools.lru_cache(maxsize=None)
-def cpu_has_native_bf16() -> bool:
-    """Whether this machine's CPU reports AMX-BF16 or AVX512-BF16 (read once per process)."""
-    return bool(cpu_flags() & BF16_CPU_FLAGS)
+def cpu_prefers_bf16() -> bool:
+    """Whether bf16 is the faster path on this CPU (decided once per process): yes with AMX-BF16, no without any bf16
+    flag, and with AVX512-BF16 alone what a short probe measured, cached per machine and torch version
+    (:mod:`coherence_metric.dtype_probe`)."""
+    flags = cpu_flags()
+    return choose_cpu_dtype(flags, cached_probe(flags)) == "bf16"
 
 
 def auto_dtype(device: torch.device) -> str:
@@ -90,7 +96,7 @@ def auto_dtype(device: torch.device) -> str:
     if device.type == "cuda":
         return "bf16" if torch.cuda.is_bf16_supported() else "fp32"
     if device.type == "cpu":
-        return "bf16" if cpu_has_native_bf16() else "fp32"
+        return "bf16" if cpu_prefers_bf16() else "fp32"
     return "fp32"
 
 
@@ -109,9 +115,9 @@ class AutoBf16Warning(UserWarning):
     """``dtype="auto"`` chose bf16 on this hardware; said once per process (the CLI says it in its own words)."""
 
 
-AUTO_BF16_MESSAGE = ("dtype='auto' chose bf16 on this hardware (native bf16; the signature says dtype:bf16): the "
-                     "scores are fine to read, but fp32 is the setting for numbers in a paper or compared across "
-                     "machines: pass dtype='fp32' (or set COHERENCE_METRIC_DTYPE=fp32)")
+AUTO_BF16_MESSAGE = ("dtype='auto' chose bf16 on this hardware (the faster path here; the signature says "
+                     "dtype:bf16): the scores are fine to read, but fp32 is the setting for numbers in a paper or "
+                     "compared across machines: pass dtype='fp32' (or set COHERENCE_METRIC_DTYPE=fp32)")
 _warned_auto_bf16 = False
 
 

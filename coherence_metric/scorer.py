@@ -2,7 +2,7 @@
 
 Inference path: validate -> tokenize once -> handle long texts (warn / error / window) -> sort by length
 -> batches under a token budget -> ``torch.inference_mode`` forward (``dtype="auto"``: bf16 autocast where the hardware
-has native bf16, fp32 elsewhere; :mod:`coherence_metric.runtime`) -> head
+runs it faster, fp32 elsewhere; :mod:`coherence_metric.runtime`) -> head
 -> restore input order; a checkpoint with a cohesion term then adds its weight times the text's mean
 adjacent-sentence cosine (:mod:`coherence_metric.sentence_pass`, in the same dtype). Each text is split into
 sentences at most once per call, shared by windowing and the sentence pass. A text's score does not depend on the
@@ -85,8 +85,9 @@ class CoherenceScorer:
         model: ``"default"`` (an alias; signatures name the checkpoint it stands for), a packaged checkpoint
             name, a checkpoint folder (a string or a ``pathlib.Path``), or a Hub repo id.
         device: ``cpu``, ``cuda``, ``cuda:N``, ``mps``; None picks a GPU when there is one.
-        dtype: ``auto`` (the default: bf16 autocast on CPUs reporting AMX-BF16 or AVX512-BF16 and on GPUs with
-            bf16, fp32 elsewhere; ``COHERENCE_METRIC_DTYPE`` overrides the automatic choice), ``fp32``, ``bf16``
+        dtype: ``auto`` (the default: bf16 autocast where it is the faster path, i.e. CPUs with AMX-BF16, CPUs with
+            AVX512-BF16 where a short cached probe measured it faster, and GPUs with bf16; fp32 elsewhere;
+            ``COHERENCE_METRIC_DTYPE`` overrides the automatic choice), ``fp32``, ``bf16``
             (autocast; CPU or GPU) or ``fp16`` (GPU only). The signature names the dtype used.
         batch_size: most texts per forward pass.
         max_length: most tokens per text; None takes the checkpoint's. Longer texts follow ``truncation``.

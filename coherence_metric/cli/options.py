@@ -77,8 +77,9 @@ def model_options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--device", default=None, help="cpu, cuda, cuda:N or mps [default: a GPU if there is one]."),
         click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16", "fp16"], case_sensitive=False),
                      default="auto", show_default=True,
-                     help="Compute dtype. auto = bf16 autocast on CPUs reporting AMX-BF16/AVX512-BF16 and on "
-                          "GPUs with bf16, else fp32 ($COHERENCE_METRIC_DTYPE overrides it); the signature says "
+                     help="Compute dtype. auto = bf16 autocast where it is faster (CPUs with AMX-BF16, CPUs with "
+                          "AVX512-BF16 where a cached probe measured it faster, GPUs with bf16), else fp32 "
+                          "($COHERENCE_METRIC_DTYPE overrides it); the signature says "
                           "which. Pass fp32 to compare with fp32 numbers from other machines; fp16 is GPU-only."),
         click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True,
                      help="Most texts per forward pass."),
@@ -140,7 +141,7 @@ def bf16_hint(requested_dtype: str, resolved_dtype: str) -> Optional[str]:
 
     if requested_dtype.lower() != "auto" or resolved_dtype != "bf16" or os.environ.get(DTYPE_ENV_VAR, "").strip():
         return None
-    return ("scored in bf16 (--dtype auto on hardware with native bf16; the signature says dtype:bf16): fp32 is the "
+    return ("scored in bf16 (--dtype auto, the faster path on this hardware; the signature says dtype:bf16): fp32 is the "
             "setting for numbers in a paper or compared across machines, pass --dtype fp32")
 
 

@@ -262,7 +262,7 @@ def test_the_api_warns_once_per_process_when_auto_chose_bf16(bert_checkpoint, mo
     from coherence_metric import CoherenceScorer
 
     monkeypatch.delenv("COHERENCE_METRIC_DTYPE", raising=False)
-    monkeypatch.setattr(runtime, "cpu_has_native_bf16", lambda: True)  # this CPU, as one with AMX-BF16
+    monkeypatch.setattr(runtime, "cpu_prefers_bf16", lambda: True)  # this CPU, as one with AMX-BF16
     monkeypatch.setattr(runtime, "_warned_auto_bf16", False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -282,7 +282,7 @@ def test_the_api_warns_once_per_process_when_auto_chose_bf16(bert_checkpoint, mo
 
 def test_the_cli_says_bf16_once_in_its_own_words(tmp_path, bert_checkpoint, monkeypatch):
     monkeypatch.delenv("COHERENCE_METRIC_DTYPE", raising=False)
-    monkeypatch.setattr(runtime, "cpu_has_native_bf16", lambda: True)
+    monkeypatch.setattr(runtime, "cpu_prefers_bf16", lambda: True)
     monkeypatch.setattr(runtime, "_warned_auto_bf16", False)
     path = tmp_path / "t.txt"
     path.write_text(TEXTS[0], encoding="utf-8")

@@ -20,7 +20,7 @@ def native_bf16(monkeypatch):
     monkeypatch.delenv(DTYPE_ENV_VAR, raising=False)
 
     def pretend(value: bool) -> None:
-        monkeypatch.setattr(runtime, "cpu_has_native_bf16", lambda: value)
+        monkeypatch.setattr(runtime, "cpu_prefers_bf16", lambda: value)
 
     return pretend
 
