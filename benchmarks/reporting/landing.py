@@ -29,7 +29,10 @@ BASELINES = "cm-minilm-pointwise-2026.11"
 HUMAN_SETS = ("HANNA", "DELTASCORE", "FFCI")
 HUMAN_SET_NAMES = {"HANNA": "HANNA", "DELTASCORE": "DeltaScore", "FFCI": "FFCI"}
 
-_BLOCK = re.compile(r"(<!-- generated:(?P<name>[a-z-]+) -->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)", re.DOTALL)
+_BLOCK = re.compile(r"(<!-- generated:(?P<name>[a-z0-9.-]+) -->\n)(?P<body>.*?)(<!-- /generated:(?P=name) -->)",
+                    re.DOTALL)
+#: A model card's measured table: ``card-<checkpoint>``.
+CARD_PREFIX = "card-"
 
 
 class LandingError(ValueError):
@@ -197,6 +200,64 @@ def known_limits(reports: Reports, docs: str = "docs/") -> str:
                                  break_long_words=False, break_on_hyphens=False) + "\n" for item in items)
 
 
+def _speed_report(reports: Reports, checkpoint: str) -> Optional[Mapping[str, Any]]:
+    """The checkpoint's speed run: ``speed.json``, else the first ``speed_limit*.json``; None when there is none."""
+    folder = reports.folder / checkpoint
+    candidates = [folder / "speed.json", *sorted(folder.glob("speed_limit*.json"))]
+    for path in candidates:
+        if path.is_file():
+            return reports.load(checkpoint, path.name)
+    return None
+
+
+def model_card_table(reports: Reports, checkpoint: str) -> str:
+    """A model card's numbers measured once after the choice, each with the report it comes from."""
+    summeval = reports.row(checkpoint, "summeval-correlation.json", checkpoint)
+    correlations = summeval["correlations"]
+    human = reports.row(checkpoint, "human-dev.json", checkpoint)
+    sets = human["sets"]
+    words = reports.row(BASELINES, "human-dev.json", "word count")["sets"]
+    order = _order_truncation(reports, checkpoint)
+    names = " / ".join(HUMAN_SET_NAMES[name] for name in HUMAN_SETS)
+
+    def per_set(source: Mapping[str, Any], key: str) -> str:
+        return " / ".join(f"{100 * source[name]['dev-report'][key]:.1f}" for name in HUMAN_SETS)
+
+    rows = [
+        ("SummEval summary-level Spearman ρ [95% CI]", _with_interval(correlations["summary"]["spearman"]),
+         "summeval-correlation.json"),
+        ("SummEval summary-level Kendall τ-b", _with_interval(correlations["summary"]["kendall"]),
+         "summeval-correlation.json"),
+        ("SummEval system-level Kendall τ (16 systems)", _with_interval(correlations["system"]["kendall"]),
+         "summeval-correlation.json"),
+        ("SummEval same-article pairs, accuracy %", f"{100 * summeval['pairwise']['accuracy']:.1f}",
+         "summeval-correlation.json"),
+        ("human-judged pairs, dev-report mean % [95% CI]", _with_interval(human["mean"]["dev-report"], 1, 100.0),
+         "human-dev.json"),
+        (f"… per set ({names})", per_set(sets, "accuracy"), "human-dev.json"),
+        (f"… length-matched pairs ({names}); word count", f"{per_set(sets, 'length_matched_accuracy')}; "
+         f"{per_set(words, 'length_matched_accuracy')}", "human-dev.json"),
+        (f"SummEval summaries of 3+ sentences ({order['n']}): above a shuffle of itself %",
+         f"{100 * order['own_shuffle']:.1f}", "summeval-order-truncation.json"),
+        ("… first sentence alone above the whole %; mean gap (sd)",
+         f"{100 * order['first_beats_whole']:.1f}; {order['first_minus_whole_sd']:+.2f}",
+         "summeval-order-truncation.json"),
+    ]
+    speed = _speed_report(reports, checkpoint)
+    if speed is not None:
+        row = next((entry for entry in speed["sets"] if entry.get("target_tokens") == 256), speed["sets"][0])
+        run = row["runs"]["ours"]["docs_per_second"]
+        ratio = row.get("ratios", {}).get("ours_speedup")
+        text = f"{run:.2f} in {speed['model']['dtype']} ({speed.get('cpu') or speed['device']})"
+        if ratio is not None:
+            text += f"; {ratio:.1f}x the paper-faithful reference"
+        rows.append((f"speed, texts/s at {row['name']}", text, Path(speed["outputs"]["json"]).name
+                     if speed.get("outputs") else "speed.json"))
+    lines = ["| measured once, after the choice | value | report |", "|---|---:|---|"]
+    lines += [f"| {label} | {value} | `{report}` |" for label, value, report in rows]
+    return "\n".join(lines) + "\n"
+
+
 BLOCKS: Mapping[str, Callable[[Reports, str], str]] = {
     "headline-table": lambda reports, docs: headline_table(reports),
     "known-limits": known_limits,
@@ -208,6 +269,8 @@ def render(page: str, reports: Reports, docs: str = "docs/") -> str:
     is the path from the page to the docs folder, for the blocks' links."""
     def replace(match: "re.Match[str]") -> str:
         name = match.group("name")
+        if name.startswith(CARD_PREFIX):
+            return match.group(1) + model_card_table(reports, name[len(CARD_PREFIX):]) + match.group(4)
         if name not in BLOCKS:
             raise LandingError(f"unknown generated block {name!r} (known: {', '.join(BLOCKS)})")
         return match.group(1) + BLOCKS[name](reports, docs) + match.group(4)
@@ -216,7 +279,7 @@ def render(page: str, reports: Reports, docs: str = "docs/") -> str:
 
 
 #: The pages with generated blocks, relative to the checkout.
-PAGES = (Path("README.md"), Path("docs/index.md"))
+PAGES = (Path("README.md"), Path("docs/index.md"), Path("MODELS.md"))
 
 
 def docs_prefix(page: Path) -> str:
