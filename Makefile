@@ -38,7 +38,7 @@ install: $(STAMP)
 # moves the last digits).
 demo: $(CORE_STAMP)
 	$(VENV)/bin/coherence-metric compare examples/coherent.txt examples/shuffled.txt --dtype fp32
-	$(VENV)/bin/coherence-metric explain examples/shuffled.txt --dtype fp32
+	$(VENV)/bin/coherence-metric explain examples/repeated.txt --dtype fp32
 
 # The wheels a user installs without a clone: dist/coherence_metric-*.whl and dist/coherence_metric_archive-*.whl
 # (`pip install dist/*.whl`, after torch).

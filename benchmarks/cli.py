@@ -60,9 +60,11 @@ RATED_SUITES = ("summeval-correlation", "human-dev")
 @click.option("--mechanisms", default=None,
               help="Localisation only: comma-separated transition mechanisms (local-term, pair-alone, cut-drop, "
                    "window, adjacent-cosine) [default: every one the checkpoint can run].")
-@click.option("--split", type=click.Choice(["test", "dev"], case_sensitive=False), default=None,
+@click.option("--split", type=click.Choice(["test", "dev", "cohesentia-dev"], case_sensitive=False), default=None,
               help="Localisation only: corrupt the news corpora's test documents (reported numbers) or their dev "
-                   "documents (for choosing a mechanism or a setting) [default: test].")
+                   "documents (for choosing a mechanism or a setting), or cohesentia-dev: the real-error dev ruler "
+                   "(CoheSentia's GPT-3 stories with the sentences people marked, and explain's calibrated flags) "
+                   "[default: test].")
 @click.option("--progress/--quiet", default=None,
               help="Progress bars on stderr [default: when stderr is a terminal]; --quiet: none.")
 @click.option("--no-progress", "no_progress_alias", is_flag=True, hidden=True, help="The old name of --quiet.")
@@ -98,6 +100,8 @@ def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Pa
                    cache_dir, baselines, show_progress)
         elif name == "speed":
             _speed(model, limit, out_dir, seed or 0, batch_size, device, dtype)
+        elif name == "localisation" and (split or "").casefold() == "cohesentia-dev":
+            _cohesentia(model, out_dir, seed or 0, batch_size, device, dtype, not no_cache, cache_dir)
         elif name == "localisation":
             _localisation(model, limit, out_dir, seed or 0, batch_size, device, dtype, not no_cache, cache_dir,
                           baselines, mechanisms, (split or "test").casefold())
@@ -164,6 +168,19 @@ def _localisation(model: str, limit: Optional[int], out_dir: Optional[Path], see
                               mechanisms=chosen, baselines=baselines, use_cache=use_cache, cache_dir=cache_dir,
                               out_dir=folder, split=split)
     click.echo(render_localisation_markdown(result))
+    _echo_outputs(result)
+
+
+def _cohesentia(model: str, out_dir: Optional[Path], seed: int, batch_size: int, device: Optional[str], dtype: str,
+                use_cache: bool, cache_dir: Optional[Path]) -> None:
+    """The real-error dev ruler: how explain's evidence ranks the sentences people marked, and its flags."""
+    from .cohesentia import run_cohesentia
+    from .reporting.cohesentia_markdown import render_cohesentia_markdown
+
+    folder = out_dir or default_out_dir(model)
+    result = run_cohesentia(model, seed=seed, batch_size=batch_size, device=device, dtype=dtype, use_cache=use_cache,
+                            cache_dir=cache_dir, out_dir=folder)
+    click.echo(render_cohesentia_markdown(result))
     _echo_outputs(result)
 
 

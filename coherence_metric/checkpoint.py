@@ -56,6 +56,8 @@ from .pretrained import load_encoder, load_tokenizer
 from .quiet import quiet_transformers
 from .sentence_scorer import TENSOR_PREFIX as SENTENCE_SCORER_PREFIX
 from .sentence_scorer import SentenceLevelScorer, SentenceScorerShape
+from .transition_registry import DEFAULT_TRANSITION_MODEL, PACKAGED_DIR, transition_model_identity
+from .transition_term import TransitionTerm
 
 logger = logging.getLogger("coherence_metric")
 
@@ -401,8 +403,6 @@ def write_transition_term(base: str, target: PathLike, weight: float, transition
         CheckpointError: ``base`` is not shipped in the package, is itself a reference checkpoint, has a local term,
             or a file of it does not verify.
     """
-    from .transition_model import DEFAULT_TRANSITION_MODEL, transition_model_identity
-
     if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0.0 < float(weight) < 1.0:
         raise InputError(f"the transition term's weight must be a number in (0, 1), got {weight!r}")
     referrer = Path(target) / CONFIG_NAME
@@ -493,9 +493,6 @@ def _refuse_settings_unlike_base(path: Path, config: CheckpointConfig, base: Che
 def _load_reference(source: Path, config: CheckpointConfig, verify: bool) -> LoadedCheckpoint:
     """A reference checkpoint: its packaged base, checked against the recorded fingerprint, with the transition
     term attached (its packaged model checked against its recorded fingerprint; loaded when first scored)."""
-    from .transition_model import PACKAGED_DIR, transition_model_identity
-    from .transition_term import TransitionTerm
-
     path = source / CONFIG_NAME
     assert config.base is not None  # read_checkpoint_config requires it of the flavour
     base_folder = packaged_base_folder(config.base["name"], path)

@@ -1,10 +1,17 @@
-"""Where a text breaks: per text, its sentences, one score per transition, the lowest ones flagged, and its score.
+"""Where a text breaks: per text, its sentences, one score per transition, the sentences that break it and why.
 
 ``CoherenceScorer.explain`` is a thin method over :func:`explain`. The numbers per transition come from one of the
 mechanisms of :mod:`coherence_metric.transition_mechanisms` (the checkpoint's local term where it has one, else the
 fallback the localisation benchmark chose); the result names it, and so does its signature (``trans:NAME``).
 Transition values are comparable within a text and across texts scored with the same signature; they are on the
 mechanism's own scale, not the text score's.
+
+Per sentence, :mod:`coherence_metric.sentence_breaks` gives the evidence of each kind of break (cohesion,
+duplication, relevance) and how much the sentence lowers the text's score when it is added to the sentences before
+it (``score_drop``: the text's score is the first sentence's minus the drops); a sentence is flagged only where one
+kind is beyond its threshold, set on dev data so that few sentences of texts people rate fully coherent are flagged,
+and where it lowers the score; the flag names the kind. ``flagged`` caps the flags per text; a coherent text can come
+back with none (``note``: ``no break found``).
 
 A text of one sentence has no transition: its ``transitions`` and ``flagged`` are empty and ``note`` says so; no
 number is made up for it.
@@ -13,18 +20,27 @@ number is made up for it.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Union
 
 from .containers import as_text_list
 from .errors import InputError
+from .sentence_breaks import (
+    THRESHOLDS,
+    SentenceFlag,
+    flag_sentences,
+    prefix_scores,
+    sentence_evidence,
+    similarity_matrices,
+)
 from .signature import Signature
 from .texts import normalise_documents, sentences_of
-from .transition_mechanisms import AUTO, mechanism_label, resolve_mechanism, run_mechanism
+from .transition_mechanisms import AUTO, FALLBACK, mechanism_label, resolve_mechanism, run_mechanism
 
-#: Transitions flagged per text by default: the lowest one.
+#: Sentences flagged per text at most, by default: the one beyond a threshold by most (a cap, not a quota).
 DEFAULT_FLAGGED = 1
 NO_TRANSITIONS = "one sentence: no transitions to score"
+NO_BREAK = "no break found"
 
 
 @dataclass(frozen=True)
@@ -35,32 +51,52 @@ class TextExplanation:
         sentences: the text's sentences (as given, or as the package's splitter cut the string).
         transitions: ``transitions[i]`` scores the boundary between ``sentences[i]`` and ``sentences[i + 1]``;
             higher reads as more coherent. Empty for a one-sentence text.
-        flagged: indices into ``transitions`` of the lowest ones, lowest first.
+        flagged: indices into ``transitions`` of the transitions into the flagged sentences, the strongest flag
+            first (a flagged first sentence has no transition into it). Empty when nothing is flagged.
         score: the text's overall score, as ``CoherenceScorer.score`` gives it.
+        evidence: per sentence, its evidence of each kind of break and its drop of the score
+            (``sentence_breaks.EVIDENCE``; None where a kind cannot be read, as for the first sentence's cohesion).
+        flags: the flagged sentences, the strongest first: each with its index, kind and margin beyond the
+            threshold (in units of the kind's dev spread).
     """
 
     sentences: List[str]
     transitions: List[float]
     flagged: List[int]
     score: float
+    evidence: List[Dict[str, Optional[float]]] = field(default_factory=list)
+    flags: List[SentenceFlag] = field(default_factory=list)
 
     @property
     def note(self) -> Optional[str]:
-        """Why a text has no transition scores (one sentence), or None."""
-        return NO_TRANSITIONS if not self.transitions else None
+        """Why a text has no transition scores (one sentence), or that nothing in it is flagged; else None."""
+        if not self.transitions:
+            return NO_TRANSITIONS
+        return NO_BREAK if not self.flags else None
 
     @property
     def weakest(self) -> Optional[int]:
-        """The index of the lowest transition, or None for a one-sentence text."""
+        """The index of the transition into the strongest flagged sentence, or None (nothing flagged there)."""
         return self.flagged[0] if self.flagged else None
 
+    @property
+    def kinds(self) -> List[Optional[str]]:
+        """Per sentence, the kind of break it is flagged for, or None."""
+        by_index = {flag.index: flag.kind for flag in self.flags}
+        return [by_index.get(index) for index in range(len(self.sentences))]
+
     def to_dict(self) -> Dict[str, Any]:
-        """Plain-Python form."""
+        """Plain-Python form: per transition its value; per sentence its evidence of each kind, flag and kind."""
+        kinds = self.kinds
         data: Dict[str, Any] = {
             "sentences": list(self.sentences),
             "transitions": list(self.transitions),
             "flagged": list(self.flagged),
             "score": self.score,
+            "per_sentence": [{"evidence": dict(self.evidence[index]) if index < len(self.evidence) else {},
+                              "flagged": kinds[index] is not None, "kind": kinds[index]}
+                             for index in range(len(self.sentences))],
+            "flags": [{"sentence": flag.index, "kind": flag.kind, "margin": flag.margin} for flag in self.flags],
         }
         if self.note:
             data["note"] = self.note
@@ -94,6 +130,8 @@ class ExplainResult:
             "mechanism": self.mechanism,
             "texts": [text.to_dict() for text in self.texts],
             "n_without_transitions": self.n_without_transitions,
+            "n_flagged": sum(len(text.flags) for text in self.texts),
+            "flag_thresholds": dict(THRESHOLDS),
             "signature": str(self.signature),
         }
 
@@ -113,15 +151,17 @@ def flag_lowest(values: List[float], count: int) -> List[int]:
 
 def explain(scorer: Any, texts: Union[str, Iterable[Any]], mechanism: str = AUTO,
             flagged: int = DEFAULT_FLAGGED) -> ExplainResult:
-    """Score each transition of each text and flag the lowest (``CoherenceScorer.explain``).
+    """Score each transition of each text, read each sentence's evidence of a break, and flag the sentences beyond a
+    threshold (``CoherenceScorer.explain``).
 
     Args:
         scorer: a ``CoherenceScorer``.
         texts: a string, or a list of texts, each a string or a list of sentences.
         mechanism: ``auto`` (the checkpoint's local term where it has one, else the measured fallback,
             ``transition-cosine``) or one of ``local-term``, ``pair-alone``, ``cut-drop``, ``window``,
-            ``adjacent-cosine``, ``transition-model``, ``transition-cosine``.
-        flagged: how many of the lowest transitions to flag per text (at most all but one).
+            ``adjacent-cosine``, ``transition-model``, ``transition-cosine``. The flags' cohesion evidence is always
+            ``transition-cosine``'s, the scale its threshold was set on.
+        flagged: the most sentences flagged per text (a cap: a text with nothing beyond a threshold gets none).
 
     Returns:
         An ExplainResult naming the mechanism, in input order.
@@ -136,9 +176,17 @@ def explain(scorer: Any, texts: Union[str, Iterable[Any]], mechanism: str = AUTO
     resolved = resolve_mechanism(scorer, mechanism)
     sentence_lists = [sentences_of(document) for document in documents]
     values = run_mechanism(scorer, resolved, sentence_lists)
+    calibrated = values if resolved == FALLBACK else run_mechanism(scorer, FALLBACK, sentence_lists)
     scores = scorer.score(documents).scores
-    explained = [TextExplanation(sentences, row, flag_lowest(row, flagged), score)
-                 for sentences, row, score in zip(sentence_lists, values, scores)]
+    similarity = similarity_matrices(scorer, sentence_lists)
+    prefixes = prefix_scores(scorer, sentence_lists)
+    explained = []
+    for sentences, row, cohesion_row, score, matrix, prefix in zip(sentence_lists, values, calibrated, scores,
+                                                                   similarity, prefixes):
+        evidence = sentence_evidence(sentences, cohesion_row, matrix, prefix)
+        flags = flag_sentences(evidence, cap=flagged) if len(sentences) > 1 else []
+        into = [flag.index - 1 for flag in flags if flag.index > 0]
+        explained.append(TextExplanation(sentences, row, into, score, evidence, flags))
     return ExplainResult(explained, resolved, scorer.signature.with_transitions(mechanism_label(resolved)))
 
 

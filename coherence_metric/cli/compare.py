@@ -17,7 +17,7 @@ from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED
 from ..errors import InputError
 from ..inputs import InputText
 from ..significance import DEFAULT_TRIALS, MAX_TRIALS, MIN_CLI_TRIALS, bootstrap_p_note
-from . import cli
+from .group import cli
 from .labels import errors_named_by_label, escape_label, refuse_repeated_files
 from .options import (
     batch_options,

@@ -7,7 +7,7 @@ from typing import Optional
 import click
 
 from ..errors import InputError
-from . import cli
+from .group import cli
 from .options import build_scorer, input_options_for, model_options, read_all
 
 

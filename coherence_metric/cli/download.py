@@ -6,7 +6,7 @@ from typing import Optional
 
 import click
 
-from . import cli
+from .group import cli
 
 
 @cli.command("download", short_help="Fetch a checkpoint once, to score offline afterwards.")

@@ -1,15 +1,16 @@
-"""``coherence-metric explain FILE``: each text's sentences with a score per transition, the lowest flagged."""
+"""``coherence-metric explain FILE``: each text's sentences with a score per transition, the breaks flagged by kind."""
 
 from __future__ import annotations
 
 import json
-from typing import Any, List, Optional
+from typing import Any, List, Optional, Tuple
 
 import click
 
-from ..transition_mechanisms import AUTO, FALLBACK, MECHANISMS
-from . import cli
-from .labels import errors_named_by_label, escape_label
+from ..mechanism_names import AUTO, FALLBACK, MECHANISMS
+from ..sentence_breaks import KIND_NOTES
+from .group import cli
+from .labels import display_name, errors_named_by_label, escape_label
 from .options import build_scorer, input_options_for, model_options, read_all
 
 #: What each mechanism's numbers are, printed under the text output.
@@ -34,12 +35,12 @@ def _render(result: Any, labels: List[str]) -> None:
         # Escaped as score's text output does: a file name holding a newline added a line of its own choosing.
         click.echo(f"== {escape_label(label)}  score {text.score:.4f}  ({count} sentence{'s' if count != 1 else ''})")
         width = len(str(count))
-        flagged = set(text.flagged)
+        kinds = text.kinds
         for index, sentence in enumerate(text.sentences):
-            click.echo(f"  {index + 1:>{width}}  {sentence}")
+            mark = f"  <- {kinds[index]}: {KIND_NOTES[kinds[index]]}" if kinds[index] else ""
+            click.echo(f"  {index + 1:>{width}}  {sentence}{mark}")
             if index < len(text.transitions):
-                mark = "  <- lowest" if index == text.weakest else "  <- low" if index in flagged else ""
-                click.echo(f"  {'':>{width}}      {text.transitions[index]:+.4f}{mark}")
+                click.echo(f"  {'':>{width}}      {text.transitions[index]:+.4f}")
         if text.note:
             click.echo(f"  ({text.note})")
     click.echo(f"transitions: {result.mechanism} ({MECHANISM_NOTES[result.mechanism]}); higher reads as more "
@@ -48,27 +49,30 @@ def _render(result: Any, labels: List[str]) -> None:
 
 
 @cli.command("explain")
-@click.argument("file")
+@click.argument("files", nargs=-1, required=True)
 @input_options_for(("text", "json"))
 @click.option("--mechanism", type=click.Choice((AUTO,) + MECHANISMS), default=AUTO, show_default=True,
               help=f"What scores a transition: auto = the checkpoint's local term where it has one, else {FALLBACK} "
                    "(the fallback the localisation benchmark chose on dev documents).")
 @click.option("--flag", "flagged", type=click.IntRange(min=1), default=1, show_default=True,
-              help="How many of each text's lowest transitions to flag (never all of them).")
+              help="The most sentences flagged per text: a cap, not a quota (only sentences beyond a threshold set "
+                   "on dev data are flagged, so a coherent text can show none).")
 @model_options
-def explain_command(file: str, input_format: str, field: str, output_format: str, mechanism: str, flagged: int,
-                    model: str, revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
-                    max_length: Optional[int], truncation: str, offline: bool, progress: bool) -> None:
-    """Show where the texts in FILE break: each text's sentences, a score for each transition between adjacent
-    sentences (higher reads as more coherent), the lowest flagged, and the text's score."""
+def explain_command(files: Tuple[str, ...], input_format: str, field: str, output_format: str, mechanism: str,
+                    flagged: int, model: str, revision: Optional[str], device: Optional[str], dtype: str,
+                    batch_size: int, max_length: Optional[int], truncation: str, offline: bool, progress: bool) -> None:
+    """Show where the texts in FILES break (- for stdin; -i lines/paragraphs/jsonl: many texts per file): each
+    text's sentences, a score for each transition between adjacent sentences (higher reads as more coherent), the
+    sentences beyond a threshold flagged with the kind of break (cohesion, duplication, relevance), and the text's
+    score."""
     from ..explain import check_has_transitions
 
-    inputs = read_all([file], input_format, field)
+    inputs = read_all(list(files), input_format, field)
     scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
     labels = [item.label for item in inputs]
     with errors_named_by_label(labels):  # "text 1" -> "special.txt:2", as score and compare name them
         result = scorer.explain([item.text for item in inputs], mechanism=mechanism, flagged=flagged)
-    check_has_transitions(result, "<stdin>" if file == "-" else file)
+    check_has_transitions(result, ", ".join(display_name(path) for path in files))
     if output_format == "json":
         data = result.to_dict()
         for entry, label in zip(data["texts"], labels):

@@ -18,7 +18,7 @@ from ..registry import (
     packaged_folder,
     read_alias_table,
 )
-from . import cli
+from .group import cli
 
 
 def _cached_hub_checkpoints() -> List[Tuple[str, str]]:

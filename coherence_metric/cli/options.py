@@ -141,8 +141,8 @@ def bf16_hint(requested_dtype: str, resolved_dtype: str) -> Optional[str]:
 
     if requested_dtype.lower() != "auto" or resolved_dtype != "bf16" or os.environ.get(DTYPE_ENV_VAR, "").strip():
         return None
-    return ("scored in bf16 (--dtype auto, the faster path on this hardware; the signature says dtype:bf16): fp32 is the "
-            "setting for numbers in a paper or compared across machines, pass --dtype fp32")
+    return ("scored in bf16 (--dtype auto, the faster path on this hardware; the signature says dtype:bf16): fp32 is "
+            "the setting for numbers in a paper or compared across machines, pass --dtype fp32")
 
 
 def build_scorer(model: str, revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,

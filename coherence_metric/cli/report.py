@@ -10,8 +10,8 @@ import click
 
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED, MIN_CLI_RESAMPLES
 from ..significance import DEFAULT_TRIALS, MAX_TRIALS, MIN_CLI_TRIALS
-from . import cli
 from .compare_systems import drop_empty_inputs, read_systems
+from .group import cli
 from .options import batch_options, build_scorer, label_option, length_warning, model_options, system_labels
 
 _PAIRED_FORMATS = ("lines", "paragraphs", "jsonl")

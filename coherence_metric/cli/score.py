@@ -9,7 +9,7 @@ from typing import Any, List, Optional
 import click
 
 from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED
-from . import cli
+from .group import cli
 from .labels import errors_named_by_label, escape_label
 from .options import (
     batch_options,

@@ -58,9 +58,30 @@ def _systems_section(payload: Mapping[str, Any]) -> List[str]:
     return lines
 
 
-def _p_cell(p_value: Optional[float]) -> str:
-    """A p-value to 4 decimals, or a dash where there is none (a bootstrap on too few inputs understates p)."""
-    return "&ndash;" if p_value is None else f"{p_value:.4f}"
+def _p_cell(p_value: Optional[float], count: int) -> str:
+    """A p-value to 4 decimals, ``&lt;0.001`` at its floor 1/(count+1) (``count`` resamples or trials: the true
+    p-value is anywhere below), or a dash where there is none (a bootstrap on too few inputs understates p)."""
+    from ..cli.tables import format_p_value
+
+    return "&ndash;" if p_value is None else escape(format_p_value(p_value, count))
+
+
+def _test_notes(payload: Mapping[str, Any]) -> List[str]:
+    """What a ``<`` in a p-value cell means, and each pair whose interval and p-value disagree about 0."""
+    from ..cli.tables import at_floor, disagreement_note, floor_note
+
+    resamples, trials = payload["bootstrap_resamples"], payload["randomization_trials"]
+    notes = []
+    if any(at_floor(pair["p_value_bootstrap"], resamples) or at_floor(pair["p_value_randomization"], trials)
+           for pair in payload["pairs"]):
+        notes.append(floor_note(resamples, trials))
+    for pair in payload["pairs"]:
+        note = disagreement_note(pair["mean_difference_interval"], pair["p_value_bootstrap"],
+                                 pair["p_value_randomization"], payload["confidence"], resamples, trials,
+                                 f"{pair['a']} vs {pair['b']}")
+        if note:
+            notes.append(note)
+    return notes
 
 
 def _pairs_section(payload: Mapping[str, Any]) -> List[str]:
@@ -78,11 +99,12 @@ def _pairs_section(payload: Mapping[str, Any]) -> List[str]:
             f"<td>{_interval(pair['mean_difference_interval'], signed=True)}</td>"
             f"<td class='num'>{pair['win_rate']:.3f}</td><td>{_interval(pair['win_rate_interval'], 3)}</td>"
             f"<td class='num'>{pair['wins_a']} / {pair['wins_b']} / {pair['ties']}</td>"
-            f"<td class='num'>{_p_cell(pair['p_value_bootstrap'])}</td>"
-            f"<td class='num'>{pair['p_value_randomization']:.4f}</td></tr>")
+            f"<td class='num'>{_p_cell(pair['p_value_bootstrap'], payload['bootstrap_resamples'])}</td>"
+            f"<td class='num'>{_p_cell(pair['p_value_randomization'], payload['randomization_trials'])}</td></tr>")
     lines.append("</table>")
     notes = sorted({pair["p_value_bootstrap_note"] for pair in payload["pairs"] if pair.get("p_value_bootstrap_note")})
     lines += [f"<p class='note'>&ndash;: {escape(note)}.</p>" for note in notes]
+    lines += [f"<p class='note'>{escape(note)}</p>" for note in _test_notes(payload)]
     lines.append("<div class='charts'>")
     for pair in payload["pairs"]:
         differences = [a - b for a, b in zip(scores[pair["a"]], scores[pair["b"]])]
@@ -100,9 +122,10 @@ def _inputs_section(payload: Mapping[str, Any]) -> List[str]:
     headers = "".join(f"<th class='num'>{escape(system['name'])}</th>" for system in payload["systems"])
     explained = len(payload["explained"])
     mechanism = payload.get("mechanism")
-    note = ("Click a row to show every system's text. Sentences are shaded by the score of the transition into them "
-            "(darker red: reads as following less well; <span class='legend'></span> low to high), and the lowest "
-            "transition of each text is marked &#9660;.")
+    note = ("Click a row to show every system's text. Only the sentences <code>explain</code> flags (beyond a "
+            "threshold set on dev data) are tinted, by the score of the transition into them (darker red: reads as "
+            "following less well; <span class='legend'></span> low to high), and marked &#9660; with the kind of "
+            "break (cohesion, duplication, relevance); a text with no break is shown plain.")
     if mechanism:
         note += (f" Transition scores ({escape(mechanism)}) for the {explained} inputs with the largest "
                  "differences.")

@@ -44,18 +44,21 @@
     var paragraph = element("p");
     var item = data.explained[String(index)] && data.explained[String(index)][name];
     if (item) {
-      var flagged = {};
-      item.flagged.forEach(function (position) { flagged[position] = true; });
+      // Only the sentences explain flagged (beyond a threshold set on dev data) are tinted and marked, with the
+      // kind of break; a clean text is shown plain.
+      var kinds = {};
+      (item.flags || []).forEach(function (flag) { kinds[flag.sentence] = flag.kind; });
       item.sentences.forEach(function (sentence, position) {
         var span = element("span", "sent", sentence);
         if (position > 0) {
           var value = item.transitions[position - 1];
-          span.style.background = shade(value);
           span.title = "transition from the previous sentence: " + value.toFixed(4);
-          if (flagged[position - 1]) {
-            span.className = "sent flagged";
-            paragraph.appendChild(element("mark", "break", "\u25bc lowest"));
-          }
+        }
+        if (kinds[position] !== undefined) {
+          span.className = "sent flagged";
+          span.style.background = position > 0 ? shade(item.transitions[position - 1]) : shade(low);
+          span.title = (span.title ? span.title + "; " : "") + "flagged: " + kinds[position];
+          paragraph.appendChild(element("mark", "break", "\u25bc " + kinds[position]));
         }
         paragraph.appendChild(span);
         paragraph.appendChild(document.createTextNode(" "));
@@ -63,6 +66,11 @@
       if (!item.transitions.length) {
         box.appendChild(paragraph);
         box.appendChild(element("div", "note", "One sentence: no transitions to score."));
+        return box;
+      }
+      if (!(item.flags || []).length) {
+        box.appendChild(paragraph);
+        box.appendChild(element("div", "note", "No break found."));
         return box;
       }
     } else if (data.texts) {

@@ -54,7 +54,9 @@ def build_payload(comparison: Any, texts: Optional[Mapping[str, Sequence[Any]]] 
     explained: Dict[str, Any] = {}
     for index, per_system in (explanations or {}).items():
         explained[str(index)] = {name: {"sentences": list(item.sentences), "transitions": list(item.transitions),
-                                        "flagged": list(item.flagged), "score": item.score}
+                                        "flagged": list(item.flagged), "score": item.score,
+                                        "flags": [{"sentence": flag.index, "kind": flag.kind}
+                                                  for flag in getattr(item, "flags", [])]}
                                  for name, item in per_system.items()}
     return {
         "title": title or "Coherence report",

@@ -83,6 +83,7 @@ def test_the_probes_suite_prints_the_table_and_writes_the_reports(bert_checkpoin
     assert (tmp_path / "out" / "probes_limit2.png").is_file() and (tmp_path / "out" / "probes_limit2.md").is_file()
 
 
+@pytest.mark.slow
 def test_the_speed_suite_runs_from_the_command_line(bert_checkpoint, tmp_path, monkeypatch):
     from coherence_metric.benchmarks import speed
 

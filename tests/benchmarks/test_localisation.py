@@ -126,6 +126,7 @@ def test_an_unknown_mechanism_is_one_line(bert_checkpoint, shared_data, tmp_path
     assert result.exit_code == 2 and "unknown transition mechanism 'magic'" in result.stderr
 
 
+@pytest.mark.slow
 def test_the_cosine_baseline_and_the_adjacent_cosine_mechanism_are_one_computation(bert_checkpoint, shared_data,
                                                                                    tmp_path):
     _, alone = run_suite(bert_checkpoint, tmp_path, "--mechanisms", "pair-alone", out="baseline")

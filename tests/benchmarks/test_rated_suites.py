@@ -81,6 +81,7 @@ def test_minus_repeated_trigrams_reproduces_its_summary_level_figure(summeval):
     assert result["summary"]["spearman"].n_skipped == 8  # articles where no summary repeats a trigram
 
 
+@pytest.mark.slow
 def test_the_correlation_suite_ranks_a_model_beside_baselines_and_published_rows(bert_checkpoint, shared_data,
                                                                                  tmp_path):
     result = run_summeval_correlation(str(bert_checkpoint), limit=3, resamples=20, data_dir=shared_data,
@@ -142,6 +143,7 @@ def test_limit_keeps_whole_groups(shared_data):
         limit_groups(rated, 0, seed=0)
 
 
+@pytest.mark.slow
 def test_the_human_dev_suite_reports_both_halves_with_baselines(bert_checkpoint, shared_data, tmp_path):
     result = run_human_dev(str(bert_checkpoint), sets=("DELTASCORE", "FFCI"), limit=6, resamples=20,
                            data_dir=shared_data, cache_dir=tmp_path / "cache", out_dir=tmp_path / "out")

@@ -51,6 +51,7 @@ def test_the_paper_faithful_input_is_602_ids_ending_in_sep_cls(tokenizer):
         ["One text.", "Another one, longer than the first."])
 
 
+@pytest.mark.slow
 def test_a_speed_run_reports_every_configuration_and_the_ratios(bert_checkpoint, tmp_path):
     result = speed.run_speed(str(bert_checkpoint), limit=4, sentences=SENTENCES, paper_sample=2,
                              paper_config=TINY_XLNET, out_dir=tmp_path)
@@ -81,6 +82,7 @@ def test_the_input_order_column_scores_exactly_what_the_scorer_does(tmp_path, be
                                                                                      abs=1e-5)
 
 
+@pytest.mark.slow
 def test_a_bf16_run_times_fp32_beside_it_with_the_limit_the_profile_and_the_deviation(bert_checkpoint, tmp_path):
     from coherence_metric.benchmarks.reporting import render_speed_markdown
     from coherence_metric.profiling import STAGES

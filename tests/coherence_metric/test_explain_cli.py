@@ -12,13 +12,15 @@ from .cli_helpers import assert_one_line_error, invoke
 SHUFFLED = str(EXAMPLES_DIR / "shuffled.txt")
 
 
-def test_text_output_lists_sentences_marks_the_lowest_and_names_the_mechanism(runner, bert_checkpoint):
-    result = invoke(runner, ["explain", SHUFFLED, "--model", str(bert_checkpoint)])
+def test_text_output_lists_sentences_marks_flags_with_their_kind_and_names_the_mechanism(runner, bert_checkpoint):
+    result = invoke(runner, ["explain", SHUFFLED, "--model", str(bert_checkpoint), "--flag", "6"])
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith(f"== {SHUFFLED}  score ") and lines[0].endswith("(6 sentences)")
     assert lines[1].startswith("  1  The first of them will start running in March.")
-    assert sum("<- lowest" in line for line in lines) == 1
+    marks = [line for line in lines if "  <- " in line]
+    assert all(line.split("  <- ")[1].split(":")[0] in ("cohesion", "duplication", "relevance") for line in marks)
+    assert len(marks) < 6 and (marks or "  (no break found)" in lines)  # a cap, not a quota
     assert lines[-2].startswith("transitions: transition-cosine (the shipped transition model's logit ")
     assert lines[-1].startswith("signature: ") and "|trans:transition-cosine:tm-minilm-2026.11@" in lines[-1]
 
@@ -38,6 +40,9 @@ def test_json_output_matches_the_api(runner, bert_checkpoint, tmp_path):
     assert data["texts"][0]["transitions"] == [] and "no transitions" in data["texts"][0]["note"]
     assert data["texts"][1]["transitions"] == pytest.approx(expected.texts[1].transitions, abs=1e-5)
     assert data["mechanism"] == "transition-cosine" and data["signature"] == str(expected.signature)
+    per_sentence = data["texts"][1]["per_sentence"]
+    assert len(per_sentence) == 3 and per_sentence[0]["evidence"]["cohesion"] is None
+    assert [entry["kind"] for entry in per_sentence] == expected.texts[1].kinds
 
 
 def test_a_text_of_one_sentence_in_text_output_says_so(runner, bert_checkpoint, tmp_path):

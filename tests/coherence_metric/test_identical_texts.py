@@ -27,6 +27,7 @@ def bf16_default() -> CoherenceScorer:
     return CoherenceScorer("default", dtype="bf16")
 
 
+@pytest.mark.slow
 def test_a_system_compared_with_its_copy_is_a_tie_on_every_input_in_bf16(bf16_default):
     texts = _texts()
     result = bf16_default.compare(texts, list(texts))
@@ -55,6 +56,7 @@ def _bf16_neighbour_bound() -> float:
     return BF16_AMX_NEIGHBOUR_DRIFT if "amx_bf16" in cpu_flags() else TIE_TOLERANCE
 
 
+@pytest.mark.slow
 def test_a_texts_bf16_score_does_not_depend_on_its_neighbours(bf16_default):
     """Scored alone, among all 40, or among every third: the same score to float32 rounding without AMX (it moved by
     up to 6e-3 with the padding its neighbours forced on it), and within the documented drift with AMX, which stays

