@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 import warnings
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 import click
 
@@ -17,6 +17,7 @@ from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED
 from ..errors import InputError
 from ..inputs import InputText
 from ..significance import DEFAULT_TRIALS, MAX_TRIALS, MIN_CLI_TRIALS, bootstrap_p_note
+from .compare_systems import read_grouped_systems
 from .group import cli
 from .labels import errors_named_by_label, escape_label, refuse_repeated_files
 from .options import (
@@ -158,31 +159,6 @@ def _compare_two(label_a: str, side_a: List[InputText], label_b: str, side_b: Li
     click.echo(f"signature: {result.signature}")
 
 
-def _grouped(files: Tuple[str, ...], input_format: str, field: str, group_by: str, on_empty: str,
-             id_field: Optional[str]) -> Dict[str, List[InputText]]:
-    if len(files) != 1:
-        raise InputError(f"--group-by reads every system from one JSONL file, got {len(files)} files")
-    if input_format not in ("doc", "jsonl"):
-        raise InputError(f"--group-by needs JSONL input (each line names its system), not -i {input_format}")
-    from ..inputs import EmptyTextError, read_grouped_texts
-    from .options import ON_EMPTY_HINT
-
-    try:
-        groups = read_grouped_texts(files[0], field, group_by, on_empty, id_field)
-    except EmptyTextError as error:
-        raise EmptyTextError(f"{error} ({ON_EMPTY_HINT})") from None
-    if len(groups) < 2:
-        name = "<stdin>" if files[0] == "-" else files[0]
-        raise InputError(f"{name} names {len(groups)} system in field {group_by!r}: a comparison needs at least 2")
-    counts = {system: len(items) for system, items in groups.items()}
-    if len(set(counts.values())) != 1:
-        listed = ", ".join(f"{system} {count}" for system, count in counts.items())
-        raise InputError(f"the systems have different numbers of texts ({listed}): a paired comparison needs the "
-                         "same number, the i-th text of every system answering the same input")
-    check_ids_aligned(groups, id_field)
-    return groups
-
-
 @cli.command("compare", short_help="Which text is more coherent, or rank 2+ systems with p-values.")
 @click.argument("files", nargs=-1, required=True)
 @input_options
@@ -216,7 +192,7 @@ def compare_command(files: Tuple[str, ...], input_format: str, field: str, outpu
         if labels:
             raise InputError(f"--label names the systems of separate files: with --group-by the field {group_by!r} "
                              "names them")
-        groups = _grouped(files, input_format, field, group_by, on_empty, id_field)
+        groups = read_grouped_systems(files, input_format, field, group_by, on_empty, id_field)
     else:
         if len(files) < 2:
             raise InputError("compare needs two files (or one JSONL file with --group-by FIELD)")

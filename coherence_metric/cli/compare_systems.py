@@ -14,10 +14,10 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import click
 
 from ..errors import InputError
-from ..inputs import InputText
+from ..inputs import EmptyTextError, InputText, read_grouped_texts
 from ..significance import bootstrap_p_note
 from .labels import display_name, escape_label, name_positions, refuse_repeated_files
-from .options import check_ids_aligned, length_warning, paired_rows, read_all
+from .options import ON_EMPTY_HINT, check_ids_aligned, length_warning, paired_rows, read_all
 from .tables import (
     TABLE_FORMATS,
     at_floor,
@@ -126,6 +126,30 @@ def read_systems(files: List[str], input_format: str, field: str, needed_by: str
                          "number, in the same order")
     check_ids_aligned(inputs, id_field)
     return inputs
+
+
+def read_grouped_systems(files: Sequence[str], input_format: str, field: str, group_by: str, on_empty: str,
+                         id_field: Optional[str]) -> Dict[str, List[InputText]]:
+    """Every system's texts from one JSONL file whose lines name their system in ``group_by`` (``compare`` and
+    ``report --group-by``): at least two systems, the same number of texts each, aligned ids."""
+    if len(files) != 1:
+        raise InputError(f"--group-by reads every system from one JSONL file, got {len(files)} files")
+    if input_format not in ("doc", "jsonl"):
+        raise InputError(f"--group-by needs JSONL input (each line names its system), not -i {input_format}")
+    try:
+        groups = read_grouped_texts(files[0], field, group_by, on_empty, id_field)
+    except EmptyTextError as error:
+        raise EmptyTextError(f"{error} ({ON_EMPTY_HINT})") from None
+    if len(groups) < 2:
+        name = "<stdin>" if files[0] == "-" else files[0]
+        raise InputError(f"{name} names {len(groups)} system in field {group_by!r}: a comparison needs at least 2")
+    counts = {system: len(items) for system, items in groups.items()}
+    if len(set(counts.values())) != 1:
+        listed = ", ".join(f"{system} {count}" for system, count in counts.items())
+        raise InputError(f"the systems have different numbers of texts ({listed}): a paired comparison needs the "
+                         "same number, the i-th text of every system answering the same input")
+    check_ids_aligned(groups, id_field)
+    return groups
 
 
 def drop_empty_inputs(inputs: Dict[str, List[InputText]], on_empty: str

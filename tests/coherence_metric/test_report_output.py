@@ -95,3 +95,40 @@ def test_a_rewrite_replaces_the_whole_page_and_keeps_the_file_mode(report, tmp_p
     assert target.read_text(encoding="utf-8") == report.to_html()
     assert stat.S_IMODE(target.stat().st_mode) == 0o640
     assert sorted(os.listdir(tmp_path)) == ["report.html"]
+
+
+def test_a_report_reads_every_system_from_one_jsonl_with_group_by(runner, bert_checkpoint, tmp_path):
+    """Issue 53 item 4: systems named by a field of one JSONL, as compare --group-by reads them; the page and the
+    summary line name the systems by that field, not by file paths."""
+    import json
+
+    rows = [{"system": name, "id": f"q{index}", "text": text} for name, texts in (("ordered", ORDERED),
+                                                                                   ("shuffled", SHUFFLED))
+            for index, text in enumerate(texts)]
+    source = tmp_path / "all.jsonl"
+    source.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    output = tmp_path / "report.html"
+    result = invoke(runner, ["report", str(source), "--group-by", "system", "-i", "jsonl", "--id-field", "id",
+                             "-o", str(output), "--model", str(bert_checkpoint), "--dtype", "fp32",
+                             "--bootstrap", "100", "--trials", "100"])
+    assert result.exit_code == 0, result.output
+    ranking = result.stdout.split("ranking: ", 1)[1].split(")", 1)[0].split(", ")
+    assert f"({len(ORDERED)} inputs, 2 systems; ranking: " in result.stdout and sorted(ranking) == ["ordered",
+                                                                                                   "shuffled"]
+    assert '"ordered"' in output.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("arguments, message", [
+    (["one.txt"], "a report compares two or more systems: give one file per system, or one JSONL file with "
+                  "--group-by FIELD"),
+    (["one.jsonl", "two.jsonl", "--group-by", "system"], "--group-by reads every system from one JSONL file, got 2"),
+    (["one.jsonl", "--group-by", "system", "--label", "A"], "--label names the systems of separate files"),
+    (["one.jsonl", "--group-by", "system", "-i", "lines"], "--group-by needs JSONL input"),
+])
+def test_report_inputs_that_name_no_systems_are_one_line_errors(runner, tmp_path, monkeypatch, arguments, message):
+    monkeypatch.chdir(tmp_path)
+    for name in ("one.txt", "one.jsonl", "two.jsonl"):
+        (tmp_path / name).write_text('{"system": "a", "text": "One. Two."}\n{"system": "b", "text": "Two. One."}\n')
+    result = invoke(runner, ["report", *arguments, "-o", "out.html", "--model", "no-such-model-is-loaded"])
+    assert_one_line_error(result, message)
+    assert not (tmp_path / "out.html").exists()
