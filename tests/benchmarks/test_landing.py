@@ -79,3 +79,14 @@ def test_a_missing_report_is_named_in_one_line(tmp_path, capsys):
 def test_an_unknown_block_is_refused():
     with pytest.raises(landing.LandingError, match="unknown generated block 'headline'"):
         landing.render("<!-- generated:headline -->\nx\n<!-- /generated:headline -->\n", landing.Reports(REPORTS))
+
+
+#: The landing page is read in a minute (issue 54: it was a wall of ~25 figures of five checkpoints); history
+#: belongs in MODELS.md and the changelog.
+README_MAX_LINES = 140
+
+
+def test_the_readme_stays_a_landing_page():
+    readme = (REPO_DIR / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= README_MAX_LINES
+    assert readme.index("make demo") < readme.index("## Where it stands") < readme.index("## Known limits")
