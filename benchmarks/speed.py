@@ -517,18 +517,11 @@ def _deviation(scores: Sequence[float], reference: Sequence[float]) -> dict[str,
 
 
 def _cpu_name() -> Optional[str]:
-    from coherence_metric.runtime import BF16_CPU_FLAGS, cpu_flags
+    from coherence_metric.cpuinfo import cpu_flags, cpu_model_name
+    from coherence_metric.runtime import BF16_CPU_FLAGS
 
     flags = sorted(cpu_flags() & BF16_CPU_FLAGS)
-    name = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                if line.startswith("model name"):
-                    name = line.partition(":")[2].strip()
-                    break
-    except OSError:
-        pass
+    name = cpu_model_name()
     return f"{name} ({', '.join(flags) if flags else 'no native bf16'})"
 
 

@@ -79,12 +79,9 @@ _HASH_CHUNK = 1 << 20
 
 
 def sha256_of_file(path: Path) -> str:
-    """Return the hex sha256 of a file, read in 1 MiB chunks so large weights do not fill memory."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(_HASH_CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+    """Return the hex sha256 of a file, read in 1 MiB chunks so large weights do not fill memory
+    (:func:`hash_and_copy` without a copy)."""
+    return hash_and_copy(path)
 
 
 @dataclass

@@ -19,17 +19,17 @@ never an error.
 from __future__ import annotations
 
 import json
-import os
-import platform
 import time
-import uuid
 from pathlib import Path
 from typing import Callable, Dict, FrozenSet, Mapping, Optional
 
 import torch
 from transformers import BertConfig, BertModel
 
+from .atomic_write import write_atomically
 from .backbone_parts import cache_root
+from .cpuinfo import cpu_model_name
+from .errors import InputError
 
 #: bf16 must be this much faster than fp32 (time ratio) to be picked: a tie goes to fp32, the exact path.
 BF16_MARGIN = 1.05
@@ -80,19 +80,6 @@ def measure_forward_seconds(repeats: int = 3, batch: int = 8, tokens: int = 128)
     return best
 
 
-def cpu_model_name(cpuinfo: Path = Path("/proc/cpuinfo")) -> str:
-    """The CPU's model name (Linux ``/proc/cpuinfo``), else what :mod:`platform` says."""
-    try:
-        with open(cpuinfo, encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                key, _, value = line.partition(":")
-                if key.strip() == "model name":
-                    return value.strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
 def probe_key(flags: FrozenSet[str]) -> str:
     """What a cached decision holds for: this CPU model and its bf16 flags, this torch, this many threads."""
     bf16_flags = ",".join(sorted(flag for flag in flags if "bf16" in flag))
@@ -131,10 +118,8 @@ def _write(path: Path, cache: Mapping[str, object]) -> None:
     """Atomically (a new file renamed over the old); a read-only cache folder costs a probe per process, no more."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(f".{path.name}.{uuid.uuid4().hex}.tmp")
-        partial.write_text(json.dumps(cache, indent=1, sort_keys=True), encoding="utf-8")
-        os.replace(partial, path)
-    except OSError:
+        write_atomically(path, json.dumps(cache, indent=1, sort_keys=True), what="the dtype probe's cache")
+    except (OSError, InputError):
         pass
 
 

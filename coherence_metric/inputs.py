@@ -21,7 +21,7 @@ import stat
 import sys
 import unicodedata
 from dataclasses import dataclass
-from typing import BinaryIO, Dict, List, Optional, Tuple, Union
+from typing import Any, BinaryIO, Dict, List, Optional, Tuple, Union
 
 from .errors import InputError
 from .texts import INVISIBLE, has_visible_characters, lone_surrogate
@@ -134,7 +134,7 @@ def _file_argument(name: str) -> str:
     return "" if name == "<stdin>" else " " + shlex.quote(name)
 
 
-def _decode(data: bytes, name: str) -> str:
+def decode_input(data: bytes, name: str) -> str:
     """``data`` as text (UTF-8, a UTF-8 byte order mark dropped); other encodings refused with the command that
     converts them."""
     wide = _wide_encoding(data)
@@ -150,6 +150,17 @@ def _decode(data: bytes, name: str) -> str:
         ) from None
 
 
+def json_object(line: str, where: str) -> Dict[str, Any]:
+    """One JSONL line parsed, which must be a JSON object; the error names ``where`` (``FILE line N``)."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as error:
+        raise InputError(f"{where} is not valid JSON ({error.msg})") from None
+    if not isinstance(record, dict):
+        raise InputError(f"{where} is not a JSON object")
+    return record
+
+
 def jsonl_texts(content: str, name: str, field: str, on_empty: str = "error", id_field: Optional[str] = None,
                 unique_ids: bool = True) -> List[InputText]:
     """The texts of JSONL ``content`` (a file's decoded text), each labelled ``name:line`` (or by its ``id_field``,
@@ -161,13 +172,8 @@ def jsonl_texts(content: str, name: str, field: str, on_empty: str = "error", id
     for number, line in enumerate(content.split("\n"), start=1):
         if not line.strip():
             continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{name} line {number} is not valid JSON ({error.msg})") from None
-        if not isinstance(record, dict):
-            raise InputError(f"{name} line {number} is not a JSON object")
         where = f"{name} line {number}"
+        record = json_object(line, where)
         label = f"{name}:{number}"
         if id_field is not None:
             label = _row_id(record, id_field, where)
@@ -248,7 +254,7 @@ def read_texts(path: str, input_format: str = "doc", field: str = "text", on_emp
     if id_field is not None and input_format != "jsonl":
         raise InputError(f"--id-field labels JSONL rows by a field: pass -i jsonl (not -i {input_format})")
     name = "<stdin>" if path == STDIN else path
-    content = _decode(_read_bytes(path), name).replace("\r\n", "\n")
+    content = decode_input(_read_bytes(path), name).replace("\r\n", "\n")
     if not content.strip():
         if input_format == "doc" and on_empty != "error":
             return [_empty_or_refuse(name, name, " is empty", on_empty)]
@@ -316,7 +322,7 @@ def read_grouped_texts(path: str, field: str, group_field: str, on_empty: str = 
             or with a number where another line has the same digits as a string.
     """
     name = "<stdin>" if path == STDIN else path
-    content = _decode(_read_bytes(path), name).replace("\r\n", "\n")
+    content = decode_input(_read_bytes(path), name).replace("\r\n", "\n")
     if not content.strip():
         raise InputError(f"{name} is empty: there is no text to score")
     texts = jsonl_texts(content, name, field, on_empty, id_field, unique_ids=False)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from .errors import InputError
+from .inputs import MAX_INPUT_BYTES, decode_input, json_object, jsonl_texts
 from .texts import INVISIBLE, has_visible_characters, lone_surrogate
 
 JSONL_SUFFIXES = (".json", ".jsonl")
@@ -178,8 +179,6 @@ def check_jsonl(location: Location, field: str, output_column: str = OUTPUT_COLU
             file in another encoding than UTF-8 (UTF-16 and UTF-32 named, with the ``iconv`` command that converts
             them), or rows mixing strings and sentence lists in ``field`` (a column holds one type).
     """
-    from .inputs import jsonl_texts
-
     rows = 0
     first_kind = None
     for path in input_files(location, JSONL_SUFFIXES):
@@ -199,8 +198,6 @@ def check_jsonl(location: Location, field: str, output_column: str = OUTPUT_COLU
 
 
 def _read_file(location: Location, path: str, name: str) -> bytes:
-    from .inputs import MAX_INPUT_BYTES
-
     try:
         with location.filesystem.open_input_stream(path) as stream:
             data = stream.read(MAX_INPUT_BYTES + 1)
@@ -214,9 +211,7 @@ def _read_file(location: Location, path: str, name: str) -> bytes:
 def _decoded(data: bytes, name: str) -> str:
     """A JSONL file's text, lines ending at ``\n``: the local reader's decoding (a UTF-8 byte order mark dropped;
     UTF-16 and UTF-32 named with the ``iconv`` command that converts them; other bytes with ``file -i``)."""
-    from .inputs import _decode
-
-    return _decode(data, name).replace("\r\n", "\n")
+    return decode_input(data, name).replace("\r\n", "\n")
 
 
 def _refuse_output_field(content: str, name: str, output_column: str) -> None:
@@ -380,12 +375,7 @@ def scored_line(line: str, number: int, name: str, field: str, output_column: st
     """The text of one JSONL line and its parsed object, checked again on the worker: the file may have changed
     since the driver checked it (the message says so)."""
     where = f"{name} line {number}"
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{where} is not valid JSON ({error.msg})") from None
-    if not isinstance(record, dict):
-        raise InputError(f"{where} is not a JSON object")
+    record = json_object(line, where)
     if field not in record:
         raise InputError(f"{where} has no field {field!r} (use --field to pick another)")
     if output_column in record:

@@ -24,11 +24,11 @@ import contextlib
 import functools
 import os
 import warnings
-from pathlib import Path
-from typing import Any, ContextManager, FrozenSet, Optional
+from typing import Any, ContextManager, Optional
 
 import torch
 
+from .cpuinfo import cpu_flags
 from .dtype_probe import cached_probe, choose_cpu_dtype
 from .errors import InputError
 
@@ -49,7 +49,6 @@ SUPPORTED_DEVICE_TYPES = ("cpu", "cuda", "mps")
 #: CPU flags (Linux ``/proc/cpuinfo``) that mean native bf16 matrix instructions (the speed report names them).
 BF16_CPU_FLAGS = frozenset({"amx_bf16", "avx512_bf16"})
 _TORCH_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
-_CPUINFO = Path("/proc/cpuinfo")
 
 
 def resolve_device(device: Optional[str]) -> torch.device:
@@ -67,19 +66,6 @@ def resolve_device(device: Optional[str]) -> torch.device:
     if resolved.type == "mps" and not torch.backends.mps.is_available():
         raise InputError(f"device {device!r} is not available on this machine")
     return resolved
-
-
-def cpu_flags(cpuinfo: Path = _CPUINFO) -> FrozenSet[str]:
-    """The feature flags of the first CPU in ``cpuinfo`` (Linux); empty when the file is absent or unreadable."""
-    try:
-        with open(cpuinfo, encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                key, _, value = line.partition(":")
-                if key.strip() == "flags":
-                    return frozenset(value.split())
-    except OSError:
-        pass
-    return frozenset()
 
 
 @functools.lru_cache(maxsize=None)

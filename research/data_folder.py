@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, TextIO
 from urllib.parse import quote
 
+from coherence_metric.checkpoint_config import sha256_of_file
 from coherence_metric.research.data_dir import ENV_VAR, find_shared_data_dir
 
 MANIFEST_PATH = Path(__file__).resolve().parent / "data_manifest.json"
@@ -60,14 +61,6 @@ def load_manifest(path: Optional[Path] = None) -> dict:
     """Read the manifest (default: the one shipped beside this module)."""
     with open(path or MANIFEST_PATH, encoding="utf-8") as handle:
         return json.load(handle)
-
-
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def tar_content_sha256(data: bytes) -> str:
@@ -103,11 +96,11 @@ def verify_file(entry: dict, path: Path) -> Optional[str]:
     """Return None when ``path`` holds the entry's file, else a short reason (``missing``, ``sha256 ...``)."""
     if not path.is_file():
         return "missing"
-    if path.stat().st_size == entry["size"] and _sha256_file(path) == entry["sha256"]:
+    if path.stat().st_size == entry["size"] and sha256_of_file(path) == entry["sha256"]:
         return None
     if _content_matches(entry, path):
         return None
-    actual, size = _sha256_file(path), path.stat().st_size
+    actual, size = sha256_of_file(path), path.stat().st_size
     return f"sha256 {actual[:12]}... != expected {entry['sha256'][:12]}... ({size} bytes, expected {entry['size']})"
 
 

@@ -146,9 +146,14 @@ def _order_truncation(reports: Reports, checkpoint: str) -> Mapping[str, Any]:
     raise LandingError(f"{reports.folder / checkpoint / 'summeval-order-truncation.json'}: no entry for {checkpoint}")
 
 
-def _length_matched(reports: Reports, checkpoint: str, row: str) -> str:
-    sets = reports.row(checkpoint, "human-dev.json", row)["sets"]
-    return " / ".join(f"{100 * sets[name]['dev-report']['length_matched_accuracy']:.1f}" for name in HUMAN_SETS)
+def _per_set(sets: Mapping[str, Any], key: str) -> str:
+    """One dev-report number of human_dev's sets, ``HANNA / DeltaScore / FFCI``: a share in % or a count."""
+    cells = [sets[name]["dev-report"][key] for name in HUMAN_SETS]
+    return " / ".join(str(cell) if isinstance(cell, int) else f"{100 * cell:.1f}" for cell in cells)
+
+
+def _human_sets(reports: Reports, checkpoint: str, row: str) -> Mapping[str, Any]:
+    return reports.row(checkpoint, "human-dev.json", row)["sets"]
 
 
 def _test_set(reports: Reports, checkpoint: str, name: str) -> Mapping[str, Any]:
@@ -167,12 +172,11 @@ def known_limits(reports: Reports, docs: str = "docs/") -> str:
 
     default_order = _order_truncation(reports, DEFAULT)
     accurate_order = _order_truncation(reports, ACCURATE)
-    matched = _length_matched(reports, DEFAULT, DEFAULT)
-    matched_accurate = _length_matched(reports, ACCURATE, ACCURATE)
-    default_sets = reports.row(DEFAULT, "human-dev.json", DEFAULT)["sets"]
-    all_pairs = " / ".join(f"{100 * default_sets[name]['dev-report']['accuracy']:.1f}" for name in HUMAN_SETS)
-    n_matched = reports.row(DEFAULT, "human-dev.json", DEFAULT)["sets"]
-    counts = " / ".join(str(n_matched[name]["dev-report"]["n_length_matched"]) for name in HUMAN_SETS)
+    default_sets = _human_sets(reports, DEFAULT, DEFAULT)
+    matched = _per_set(default_sets, "length_matched_accuracy")
+    matched_accurate = _per_set(_human_sets(reports, ACCURATE, ACCURATE), "length_matched_accuracy")
+    all_pairs = _per_set(default_sets, "accuracy")
+    counts = _per_set(default_sets, "n_length_matched")
     names = " / ".join(HUMAN_SET_NAMES[name] for name in HUMAN_SETS)
     storycloze = _test_set(reports, DEFAULT, "STORYCLOZE")
     items = [
@@ -216,12 +220,9 @@ def model_card_table(reports: Reports, checkpoint: str) -> str:
     correlations = summeval["correlations"]
     human = reports.row(checkpoint, "human-dev.json", checkpoint)
     sets = human["sets"]
-    words = reports.row(BASELINES, "human-dev.json", "word count")["sets"]
+    words = _human_sets(reports, BASELINES, "word count")
     order = _order_truncation(reports, checkpoint)
     names = " / ".join(HUMAN_SET_NAMES[name] for name in HUMAN_SETS)
-
-    def per_set(source: Mapping[str, Any], key: str) -> str:
-        return " / ".join(f"{100 * source[name]['dev-report'][key]:.1f}" for name in HUMAN_SETS)
 
     rows = [
         ("SummEval summary-level Spearman ρ [95% CI]", _with_interval(correlations["summary"]["spearman"]),
@@ -234,9 +235,9 @@ def model_card_table(reports: Reports, checkpoint: str) -> str:
          "summeval-correlation.json"),
         ("human-judged pairs, dev-report mean % [95% CI]", _with_interval(human["mean"]["dev-report"], 1, 100.0),
          "human-dev.json"),
-        (f"… per set ({names})", per_set(sets, "accuracy"), "human-dev.json"),
-        (f"… length-matched pairs ({names}); word count", f"{per_set(sets, 'length_matched_accuracy')}; "
-         f"{per_set(words, 'length_matched_accuracy')}", "human-dev.json"),
+        (f"… per set ({names})", _per_set(sets, "accuracy"), "human-dev.json"),
+        (f"… length-matched pairs ({names}); word count", f"{_per_set(sets, 'length_matched_accuracy')}; "
+         f"{_per_set(words, 'length_matched_accuracy')}", "human-dev.json"),
         (f"SummEval summaries of 3+ sentences ({order['n']}): above a shuffle of itself %",
          f"{100 * order['own_shuffle']:.1f}", "summeval-order-truncation.json"),
         ("… first sentence alone above the whole %; mean gap (sd)",

@@ -108,6 +108,16 @@ def compare_many(files: List[str], input_format: str, field: str, output_format:
                    left_out=left_out, on_empty=on_empty, all_inputs=inputs)
 
 
+def _check_aligned(inputs: Dict[str, List[InputText]], counts: Dict[str, int], need: str,
+                   id_field: Optional[str]) -> None:
+    """Every system holds as many texts as the others (``counts``, by the name the error shows; ``need`` says why),
+    and with ``id_field`` the i-th text of every system the same id."""
+    if len(set(counts.values())) != 1:
+        listed = ", ".join(f"{name} {count}" for name, count in counts.items())
+        raise InputError(f"the systems have different numbers of texts ({listed}): {need}")
+    check_ids_aligned(inputs, id_field)
+
+
 def read_systems(files: List[str], input_format: str, field: str, needed_by: str = "a paired comparison",
                  names: Optional[Sequence[str]] = None, on_empty: Optional[str] = None,
                  id_field: Optional[str] = None, on_empty_choices: Optional[Sequence[str]] = None
@@ -120,11 +130,7 @@ def read_systems(files: List[str], input_format: str, field: str, needed_by: str
     inputs = {name: read_all([path], input_format, field, on_empty, id_field, on_empty_choices)
               for name, path in zip(names, files)}
     counts = {display_name(path): len(items) for path, items in zip(files, inputs.values())}
-    if len(set(counts.values())) != 1:
-        listed = ", ".join(f"{path} {count}" for path, count in counts.items())
-        raise InputError(f"the systems have different numbers of texts ({listed}): {needed_by} needs the same "
-                         "number, in the same order")
-    check_ids_aligned(inputs, id_field)
+    _check_aligned(inputs, counts, f"{needed_by} needs the same number, in the same order", id_field)
     return inputs
 
 
@@ -144,11 +150,8 @@ def read_grouped_systems(files: Sequence[str], input_format: str, field: str, gr
         name = "<stdin>" if files[0] == "-" else files[0]
         raise InputError(f"{name} names {len(groups)} system in field {group_by!r}: a comparison needs at least 2")
     counts = {system: len(items) for system, items in groups.items()}
-    if len(set(counts.values())) != 1:
-        listed = ", ".join(f"{system} {count}" for system, count in counts.items())
-        raise InputError(f"the systems have different numbers of texts ({listed}): a paired comparison needs the "
-                         "same number, the i-th text of every system answering the same input")
-    check_ids_aligned(groups, id_field)
+    _check_aligned(groups, counts, "a paired comparison needs the same number, the i-th text of every system "
+                   "answering the same input", id_field)
     return groups
 
 

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import os
-import secrets
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
+from ..atomic_write import write_atomically
 from ..errors import InputError
 from .html import render_html
 from .payload import build_payload, spread_order
@@ -52,34 +51,6 @@ class SystemsReport:
         target = Path(path)
         write_atomically(target, self.to_html(title), what="the report")
         return target
-
-
-def write_atomically(target: Path, text: str, what: str = "the file") -> None:
-    """Write ``text`` (UTF-8) to ``target`` all or nothing: into a new file beside it, then renamed over it.
-
-    Writing in place truncated the old report first, so a full disk or a killed process left half a page where
-    the previous report had been; the rename is atomic, so ``target`` is always the old page or the new one. The
-    new file keeps the old one's permissions (a fresh one gets the umask's). A link is replaced by a file, as
-    ``mv`` does.
-
-    Raises:
-        InputError: one line naming ``target`` and the system's reason; the temporary file is removed.
-    """
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        os.close(os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))  # umask applies, never clobbers
-        try:
-            if target.is_file() and not target.is_symlink():
-                os.chmod(temporary, stat.S_IMODE(target.stat().st_mode))
-            temporary.write_text(text, encoding="utf-8")
-            with open(temporary, "rb") as written:
-                os.fsync(written.fileno())  # on disk before the rename makes it the only copy
-            os.replace(temporary, target)
-        except BaseException:
-            temporary.unlink(missing_ok=True)
-            raise
-    except OSError as error:
-        raise InputError(f"{target}: cannot write {what} ({error.strerror or error})") from None
 
 
 def check_writable(path: Union[str, Path], inputs: Sequence[Union[str, Path]] = ()) -> None:

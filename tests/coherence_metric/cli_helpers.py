@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 from click.testing import CliRunner, Result
@@ -23,3 +24,21 @@ def assert_one_line_error(result: Result, *fragments: str) -> None:
     for fragment in fragments:
         assert fragment in lines[0], lines[0]
     assert "Traceback" not in result.output
+
+
+#: Four short texts of two sentences each, for CLI runs that only need some text.
+TEXTS = ["The council met on Tuesday. It approved three new lines.",
+         "The river rose in the night. By morning the fields were flooded.",
+         "Maria found a bird. She kept it warm until it healed.",
+         "The bridge closed in May. It will reopen in winter."]
+
+
+def invoke_as_main(args: Sequence[str], **kwargs: Any) -> Result:
+    """Run the CLI as ``main`` does: warnings and hints printed as one ``coherence-metric: warning:`` line on
+    stderr."""
+    from coherence_metric.cli import _show_warning
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = _show_warning
+        return CliRunner().invoke(cli, list(args), catch_exceptions=False, **kwargs)

@@ -10,29 +10,13 @@ import math
 import warnings
 
 import pytest
-from click.testing import CliRunner
 
 from coherence_metric import runtime
-from coherence_metric.cli.commands import cli
 from coherence_metric.cli.tables import disagreement_note
 from coherence_metric.report.html import _p_cell, _test_notes
 
-from .cli_helpers import assert_one_line_error
-
-TEXTS = ["The council met on Tuesday. It approved three new lines.",
-         "The river rose in the night. By morning the fields were flooded.",
-         "Maria found a bird. She kept it warm until it healed.",
-         "The bridge closed in May. It will reopen in winter."]
-
-
-def _invoke(args, **kwargs):
-    """Run the CLI as ``main`` does: warnings printed as one ``coherence-metric: warning:`` line on stderr."""
-    from coherence_metric.cli import _show_warning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("always")
-        warnings.showwarning = _show_warning
-        return CliRunner().invoke(cli, args, catch_exceptions=False, **kwargs)
+from .cli_helpers import TEXTS, assert_one_line_error
+from .cli_helpers import invoke_as_main as _invoke
 
 
 def _jsonl(path, rows):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import warnings
 
 import pytest
 from click.testing import CliRunner
@@ -16,21 +15,8 @@ from coherence_metric.cli.options import bf16_hint
 from coherence_metric.cli.tables import format_p_value
 
 from ..conftest import EXAMPLES_DIR, REPO_DIR
-
-TEXTS = ["The council met on Tuesday. It approved three new lines.",
-         "The river rose in the night. By morning the fields were flooded.",
-         "Maria found a bird. She kept it warm until it healed.",
-         "The bridge closed in May. It will reopen in winter."]
-
-
-def _invoke(args, **kwargs):
-    """Run the CLI as ``main`` does: warnings and hints printed as one ``coherence-metric: warning:`` line."""
-    from coherence_metric.cli import _show_warning
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("always")
-        warnings.showwarning = _show_warning
-        return CliRunner().invoke(cli, args, catch_exceptions=False, **kwargs)
+from .cli_helpers import TEXTS
+from .cli_helpers import invoke_as_main as _invoke
 
 
 def _systems_jsonl(tmp_path, counts=(4, 4, 4)):
