@@ -81,8 +81,8 @@ class AdjacentSentenceCosineBaseline:
     """Unsupervised baseline: mean cosine similarity of adjacent sentence embeddings (all-MiniLM-L6-v2).
 
     Sentence embeddings are mean-pooled over the attention mask, as sentence-transformers does for this
-    model (:class:`~coherence_metric.sentence_pass.SentenceEmbedder`, which checkpoints with a cohesion term use too).
-    A document of one sentence has no adjacent pair and scores 0.0; an empty document is refused.
+    model (:class:`~coherence_metric.scoring.sentence_pass.SentenceEmbedder`, which checkpoints with a cohesion term
+    use too). A document of one sentence has no adjacent pair and scores 0.0; an empty document is refused.
     Sentences longer than 256 word pieces are truncated (the model's training length). A document's score does
     not depend on which other documents share the call (up to float rounding, about 1e-6).
     """
@@ -104,7 +104,7 @@ class AdjacentSentenceCosineBaseline:
             max_length: word pieces kept per sentence.
             device: torch device for the encoder.
         """
-        from coherence_metric.sentence_pass import SentenceEmbedder
+        from coherence_metric.scoring.sentence_pass import SentenceEmbedder
 
         if batch_size < 1:
             raise InputError(f"batch_size must be at least 1, got {batch_size}")

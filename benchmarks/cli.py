@@ -16,9 +16,9 @@ from typing import Any, Iterator, Optional
 
 import click
 
-from coherence_metric.bootstrap import MAX_RESAMPLES
 from coherence_metric.errors import InputError
 from coherence_metric.research.catalogue import ALL_SUITE_NAMES
+from coherence_metric.statistics.bootstrap import MAX_RESAMPLES
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 DEFAULT_OUT_ROOT = Path("runs") / "benchmarks"
@@ -204,7 +204,7 @@ def _discoeval(model: str, encoder: Optional[str], tasks: Optional[str], limit: 
 
 def default_out_dir(model: str) -> Path:
     """Return ``runs/benchmarks/<model label>`` (resolving the model first, so a missing one fails at once)."""
-    from coherence_metric.registry import resolve_model
+    from coherence_metric.models.registry import resolve_model
 
     label = resolve_model(model).label
     return DEFAULT_OUT_ROOT / (re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "model")

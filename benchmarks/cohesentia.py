@@ -14,7 +14,7 @@ Within each story, each method ranks the sentences by its evidence of a break (h
 - ``adjacent-cosine``: minus the cosine of the sentence with the one before it (pretrained all-MiniLM-L6-v2);
 - ``transition-into`` / ``transition-min``: minus ``explain``'s transition (``transition-cosine``) into the
   sentence, or minus the lower of its two transitions (the held-out check's reading);
-- the evidence of :mod:`coherence_metric.sentence_breaks` (``cohesion``, ``duplication``, ``relevance``,
+- the evidence of :mod:`coherence_metric.analysis.sentence_breaks` (``cohesion``, ``duplication``, ``relevance``,
   ``score_drop``), and ``explain``'s sentence ranking (``flag-margin``: how far the sentence is beyond a threshold,
   the kind furthest beyond);
 - two rulers of the ruler, not evidence of a break: the sentence's position (later first) and its length in words
@@ -120,8 +120,8 @@ def load_cohesentia(data_dir: Optional[Path] = None) -> List[CohesentiaStory]:
 def compute_signals(scorer: Any, sentence_lists: Sequence[Sequence[str]]) -> Dict[str, Any]:
     """What the sentence evidence is made of, per text: transition-model logits, adjacent cosines, the sentences'
     similarity matrix, the text's score and the scores of its prefixes."""
-    from coherence_metric.sentence_breaks import prefix_scores, similarity_matrices
-    from coherence_metric.transition_mechanisms import adjacent_cosine, transition_model
+    from coherence_metric.analysis.mechanisms import adjacent_cosine, transition_model
+    from coherence_metric.analysis.sentence_breaks import prefix_scores, similarity_matrices
 
     lists = [list(sentences) for sentences in sentence_lists]
     timings = {}
@@ -144,7 +144,7 @@ def compute_signals(scorer: Any, sentence_lists: Sequence[Sequence[str]]) -> Dic
 
 def cached_signals(scorer: Any, name: str, sentence_lists: Sequence[Sequence[str]], cache: JsonCache) -> Dict[str, Any]:
     """``compute_signals`` from the cache, or computed and stored."""
-    from coherence_metric.transition_model import transition_model_identity
+    from coherence_metric.scoring.transition_pass import transition_model_identity
 
     key = digest({"signals": SIGNALS_VERSION, "model": scorer.fingerprint, "dtype": scorer.dtype,
                   "maxlen": scorer.max_length,
@@ -231,14 +231,14 @@ def evaluate_method(stories: Sequence[CohesentiaStory], per_sentence: Sequence[S
 
 def transition_cosine_values(logits: Sequence[float], cosines: Sequence[float]) -> List[float]:
     """``explain``'s transitions (``transition-cosine``) from the transition model's logits and the cosines."""
-    from coherence_metric.transition_mechanisms import COSINE_DEV_MEAN, COSINE_IN_LOGITS
+    from coherence_metric.analysis.mechanisms import COSINE_DEV_MEAN, COSINE_IN_LOGITS
 
     return [logit + COSINE_IN_LOGITS * (cosine - COSINE_DEV_MEAN) for logit, cosine in zip(logits, cosines)]
 
 
 def story_evidence(sentences: Sequence[Sequence[str]], signals: Dict[str, Any]) -> List[List[Dict[str, Any]]]:
     """Per story, per sentence, ``sentence_breaks``' evidence of each kind from the cached signals."""
-    from coherence_metric.sentence_breaks import sentence_evidence
+    from coherence_metric.analysis.sentence_breaks import sentence_evidence
 
     return [sentence_evidence(text, transition_cosine_values(logits, cosines), similarity, prefixes)
             for text, logits, cosines, similarity, prefixes in
@@ -249,7 +249,7 @@ def method_values(sentences: Sequence[Sequence[str]], signals: Dict[str, Any],
                   thresholds: Optional[Dict[str, float]] = None,
                   scales: Optional[Dict[str, float]] = None) -> Dict[str, List[List[Optional[float]]]]:
     """Per method, per story, per sentence: the evidence of a break it ranks by (higher: more likely; None: none)."""
-    from coherence_metric.sentence_breaks import EVIDENCE, TRANSITION, margins
+    from coherence_metric.analysis.sentence_breaks import EVIDENCE, TRANSITION, margins
 
     evidence = story_evidence(sentences, signals)
     transitions = [transition_cosine_values(logits, cosines)
@@ -291,7 +291,7 @@ def flag_rates(stories: Sequence[CohesentiaStory], evidence: Sequence[Sequence[D
     """How often ``explain`` flags (no cap unless given): the share of sentences of fully coherent stories flagged,
     stories with no flag at all; per group, the share of marked sentences flagged (recall) and of flags that are on
     a marked sentence (precision); 95% bootstrap intervals over stories."""
-    from coherence_metric.sentence_breaks import flag_sentences
+    from coherence_metric.analysis.sentence_breaks import flag_sentences
 
     rows = []
     for story, story_evidence in zip(stories, evidence):
@@ -338,8 +338,8 @@ def synthetic_dev(scorer: Any, cache: JsonCache, seed: int, per_kind: int, data_
     """On the synthetic dev split: the share of duplicates ``explain`` flags as ``duplication`` (with the default
     cap, and with none), and per kind of break the share of texts whose strongest flag is on a broken sentence (the
     intruder; the moved sentence or the sentence after its seam; either swapped sentence) and with no flag."""
+    from coherence_metric.analysis.sentence_breaks import DUPLICATION, flag_sentences
     from coherence_metric.research.localisation_sets import load_localisation_sets
-    from coherence_metric.sentence_breaks import DUPLICATION, flag_sentences
 
     from .duplicates import load_duplicates
 
@@ -390,8 +390,8 @@ COST_TEXTS = 40
 def explain_cost(scorer: Any, sentence_lists: Sequence[Sequence[str]]) -> Dict[str, Any]:
     """Texts per second of ``explain`` (every kind of evidence) against its transitions and score alone (what
     ``explain`` computed before kinds of break), and of ``score``, on the same texts, one after the other."""
-    from coherence_metric.explain import explain
-    from coherence_metric.transition_mechanisms import AUTO, resolve_mechanism, run_mechanism
+    from coherence_metric.analysis.explain import explain
+    from coherence_metric.analysis.mechanisms import AUTO, resolve_mechanism, run_mechanism
 
     lists = [list(sentences) for sentences in sentence_lists]
     explain(scorer, lists[:2])  # load the transition model and the encoder before timing
@@ -450,8 +450,8 @@ def run_cohesentia(
     Returns:
         The result.
     """
+    from coherence_metric.analysis.sentence_breaks import BUDGETS, SCALES, THRESHOLDS
     from coherence_metric.scorer import CoherenceScorer
-    from coherence_metric.sentence_breaks import BUDGETS, SCALES, THRESHOLDS
 
     from .run_facts import run_facts
 

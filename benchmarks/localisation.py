@@ -23,7 +23,7 @@ target's "random") and checks the target against both. Each method's difference 
 measured on the same texts, with a paired bootstrap interval (the two are compared item by item, not by overlapping
 intervals).
 
-Methods: each transition mechanism of :mod:`coherence_metric.transition_mechanisms` the checkpoint can run, and the
+Methods: each transition mechanism of :mod:`coherence_metric.analysis.mechanisms` the checkpoint can run, and the
 adjacent-sentence cosine of the pretrained MiniLM sentence embeddings (a low cosine marks the break). The
 ``adjacent-cosine`` mechanism *is* that baseline (the same encoder and numbers): when it is measured, its row stands
 for the baseline too (computed once, marked in the table), and when it is ``explain``'s mechanism the target, which
@@ -41,6 +41,15 @@ from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
+from coherence_metric.analysis.mechanisms import (
+    ADJACENT_COSINE,
+    AUTO,
+    LOCAL_TERM,
+    MODEL_AGNOSTIC,
+    has_local_term,
+    resolve_mechanism,
+    run_mechanism,
+)
 from coherence_metric.errors import InputError
 from coherence_metric.research.cache import JsonCache, digest
 from coherence_metric.research.localisation_sets import (
@@ -51,15 +60,6 @@ from coherence_metric.research.localisation_sets import (
     hits,
     load_localisation_sets,
     sampled_document_ids,
-)
-from coherence_metric.transition_mechanisms import (
-    ADJACENT_COSINE,
-    AUTO,
-    LOCAL_TERM,
-    MODEL_AGNOSTIC,
-    has_local_term,
-    resolve_mechanism,
-    run_mechanism,
 )
 
 from .run_facts import run_facts
@@ -143,7 +143,7 @@ def _cosine_values(cache: JsonCache, kind: str, items: Sequence[LocalisationItem
 def cosine_transitions(documents: Sequence[Sequence[str]], device: Optional[str] = None) -> list[list[float]]:
     """Per document, the cosine of each adjacent pair of pretrained MiniLM sentence embeddings (the baseline's
     encoder; ``explain``'s ``adjacent-cosine`` mechanism computes the same with its own cached copy)."""
-    from coherence_metric.sentence_pass import adjacent_transition_cosines
+    from coherence_metric.scoring.sentence_pass import adjacent_transition_cosines
 
     from .baselines import AdjacentSentenceCosineBaseline
 

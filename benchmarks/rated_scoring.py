@@ -22,7 +22,7 @@ LOGGER = logging.getLogger("coherence_metric.benchmarks")
 def scorer_and_systems(model: str, seed: int, batch_size: int, device: Optional[str], dtype: Optional[str],
                        baselines: bool, progress: bool) -> tuple[Any, list[BenchmarkSystem]]:
     """Build the model's CoherenceScorer and the run's systems (the model, then the baselines when asked)."""
-    from coherence_metric.registry import resolve_model
+    from coherence_metric.models.registry import resolve_model
     from coherence_metric.scorer import CoherenceScorer
 
     scorer = CoherenceScorer(model, device=device, dtype=dtype, batch_size=batch_size, progress=progress)

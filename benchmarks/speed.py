@@ -18,8 +18,8 @@ Beside them, per set, the **forward-only limit**: the checkpoint's document mode
 tokenised and padded beforehand into the scorer's length-sorted batches, in ``ours``'s dtype (and in fp32): what the
 encoder can do on this machine with nothing around it. Each configuration's **share** is its docs/s over that limit.
 The **profile** says where each configuration's time went: tokenise, sentence split, windowing, document pass,
-sentence pass, transition pass (a transition term; :mod:`coherence_metric.profiling`), and the Python between them
-(the rest of the wall time).
+sentence pass, transition pass (a transition term; :mod:`coherence_metric.scoring.profiling`), and the Python between
+them (the rest of the wall time).
 
 Texts are cut deterministically from real sentences (the held-out news documents) to about 128, 256 and 512
 tokens of the model's tokenizer, plus a mixed-length set. Memory: the resident set size sampled every few
@@ -42,8 +42,8 @@ from dataclasses import asdict, dataclass
 from typing import Any, Callable, Optional, Sequence
 
 from coherence_metric.errors import InputError
-from coherence_metric.profiling import STAGES
 from coherence_metric.research.standins import read_news_documents
+from coherence_metric.scoring.profiling import STAGES
 from coherence_metric.version import __version__
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
@@ -350,7 +350,7 @@ class ForwardOnly:
     batches of the texts (the scorer's own plan), in ``dtype``; calling it runs every batch once."""
 
     def __init__(self, scorer: Any, texts: list[str], dtype: str) -> None:
-        from coherence_metric.batching import pad_batch, plan_batches
+        from coherence_metric.scoring.batching import pad_batch, plan_batches
 
         self.scorer = scorer
         self.dtype = dtype
@@ -364,7 +364,7 @@ class ForwardOnly:
     def run(self, padded: Sequence[Any]) -> None:
         import torch
 
-        from coherence_metric.runtime import autocast_context
+        from coherence_metric.scoring.runtime import autocast_context
 
         device = self.scorer.device
         with torch.inference_mode(), autocast_context(self.dtype, device):
@@ -517,8 +517,8 @@ def _deviation(scores: Sequence[float], reference: Sequence[float]) -> dict[str,
 
 
 def _cpu_name() -> Optional[str]:
-    from coherence_metric.cpuinfo import cpu_flags, cpu_model_name
-    from coherence_metric.runtime import BF16_CPU_FLAGS
+    from coherence_metric.scoring.cpuinfo import cpu_flags, cpu_model_name
+    from coherence_metric.scoring.runtime import BF16_CPU_FLAGS
 
     flags = sorted(cpu_flags() & BF16_CPU_FLAGS)
     name = cpu_model_name()

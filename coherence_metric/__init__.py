@@ -8,6 +8,17 @@ Usage::
 
 Importing this package does not import torch: the names below load on first use, so the CLI's
 ``--help`` and error messages stay instant.
+
+Layout, lowest layer first (an import never points up a layer: ``tests/packaging/test_import_cycles.py``):
+
+- base modules: ``errors``, ``version``, ``signature``, ``atomic_write``;
+- ``inputs/`` (texts, sentences, files) and ``statistics/`` (bootstrap, significance, ties);
+- ``models/``: the model, checkpoints, the registry, the Hub and backbones;
+- ``scoring/``: runtime, batching, windows, the sentence and transition passes;
+- ``analysis/``: ``explain``'s mechanisms and per-sentence flags;
+- ``scorer`` and what is built on it: ``results``, ``systems``, ``report/``, ``dataframe``, ``diagnostics``,
+  ``distributed``;
+- front ends: ``cli/`` and ``integrations/``.
 """
 
 from __future__ import annotations
@@ -16,20 +27,26 @@ import importlib
 import logging
 from typing import TYPE_CHECKING, Any
 
-from .errors import CheckpointError, CoherenceMetricError, InputError, ModelNotFoundError, NetworkError
+from .errors import (
+    CheckpointError,
+    CoherenceMetricError,
+    InputError,
+    ModelNotFoundError,
+    NetworkError,
+    TruncationWarning,
+)
 from .version import __version__
 
 logging.getLogger("coherence_metric").addHandler(logging.NullHandler())
 
 _LAZY = {
     "CoherenceScorer": "scorer",
-    "TruncationWarning": "scorer",
     "score": "scorer",
     "compare": "scorer",
     "get_scorer": "scorer",
-    "CoherenceModel": "model",
-    "save_checkpoint": "checkpoint",
-    "load_checkpoint": "checkpoint",
+    "CoherenceModel": "models.model",
+    "save_checkpoint": "models.checkpoint",
+    "load_checkpoint": "models.checkpoint",
     "ScoreResult": "results",
     "CompareResult": "results",
     "Signature": "signature",
@@ -38,8 +55,8 @@ _LAZY = {
     "score_dataframe": "dataframe",
     "SystemsComparison": "systems",
     "PairComparison": "systems",
-    "ExplainResult": "explain",
-    "TextExplanation": "explain",
+    "ExplainResult": "analysis.explain",
+    "TextExplanation": "analysis.explain",
 }
 
 __all__ = [
@@ -70,13 +87,13 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from .checkpoint import load_checkpoint, save_checkpoint
+    from .analysis.explain import ExplainResult, TextExplanation
     from .dataframe import score_dataframe
     from .diagnostics import DiagnosticReport, diagnose
-    from .explain import ExplainResult, TextExplanation
-    from .model import CoherenceModel
+    from .models.checkpoint import load_checkpoint, save_checkpoint
+    from .models.model import CoherenceModel
     from .results import CompareResult, ScoreResult
-    from .scorer import CoherenceScorer, TruncationWarning, compare, get_scorer, score
+    from .scorer import CoherenceScorer, compare, get_scorer, score
     from .signature import Signature
     from .systems import PairComparison, SystemsComparison
 

@@ -12,7 +12,7 @@ from collections.abc import Hashable
 from typing import Any, Union
 
 from .errors import InputError
-from .registry import DEFAULT_MODEL
+from .models.registry import DEFAULT_MODEL
 
 SIGNATURE_ATTR = "coherence_signature"
 """Key of ``DataFrame.attrs`` under which the scores' signature is kept (pandas carries ``attrs`` along copies)."""

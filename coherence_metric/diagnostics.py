@@ -26,8 +26,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from .errors import InputError
-from .texts import Document, normalise_documents, sentences_of
+from .errors import InputError, TruncationWarning
+from .inputs.texts import Document, normalise_documents, sentences_of
 
 #: Sentence-count buckets: (label, smallest count, largest count or None for no limit).
 BUCKETS: Tuple[Tuple[str, int, Optional[int]], ...] = (
@@ -254,7 +254,6 @@ def _score_rewritten(scorer: Any, texts: List[Document]) -> Tuple[List[float], i
     the scorer's warning (which would count rewritten texts the user never wrote) is silenced."""
     if not texts:
         return [], 0
-    from .scorer import TruncationWarning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", TruncationWarning)

@@ -14,7 +14,8 @@ import logging
 from typing import Any, Dict, List, Optional, Tuple
 
 from .errors import InputError
-from .registry import DEFAULT_MODEL
+from .inputs.ray_io import json_line, scored_line
+from .models.registry import DEFAULT_MODEL
 
 # The public API (docs/reference/api.md); JsonLinesScorer, fitting_actors and score_json_lines serve `score --ray`.
 __all__ = ["ScorerActor", "dataset_signature", "score_dataset"]
@@ -104,8 +105,6 @@ class JsonLinesScorer(ScorerActor):
 
     def __call__(self, batch: Any) -> Any:
         import pyarrow
-
-        from .ray_inputs import json_line, scored_line
 
         parsed = [scored_line(line, number, name, self.column, self.output_column)
                   for line, number, name in zip(batch.column("line").to_pylist(), batch.column("number").to_pylist(),

@@ -1,4 +1,5 @@
-"""Exceptions a user can cause; the CLI prints their message as one line and exits with status 2.
+"""Exceptions a user can cause, and the warnings the scorer gives; the CLI prints an error's message as one line and
+exits with status 2.
 
 Every message names the input at fault and, where there is one, the fix.
 """
@@ -28,3 +29,7 @@ class NetworkError(CoherenceMetricError, ConnectionError):
 
 class NonFiniteScoreError(CoherenceMetricError, ArithmeticError):
     """The model gave a text a NaN or infinite score (damaged weights, or an overflow in fp16): never reported."""
+
+
+class TruncationWarning(UserWarning):
+    """Some texts were longer than ``max_length`` tokens and were cut (one warning per call)."""

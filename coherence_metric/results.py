@@ -7,11 +7,17 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .bootstrap import CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED, check_bootstrap_settings, check_confidence
 from .errors import InputError
 from .signature import Signature
-from .significance import mean_interval
-from .ties import TIE_TOLERANCE, tie_tolerance, winner
+from .statistics.bootstrap import (
+    CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    check_bootstrap_settings,
+    check_confidence,
+)
+from .statistics.significance import bootstrap_p_note, mean_interval
+from .statistics.ties import TIE_TOLERANCE, tie_tolerance, winner
 
 __all__ = ["TIE_TOLERANCE", "CompareResult", "ScoreResult", "check_finite"]
 
@@ -107,9 +113,9 @@ class CompareResult:
     For two equal-length lists (two systems' outputs on the same inputs) there are per-pair results, the
     share of inputs where A wins, and paired-bootstrap 95% intervals for that share and for the mean
     difference. Ties (scores within ``tie_tolerance``: 1e-5 in fp32, 1e-2 in bf16 and fp16, by the signature's
-    dtype; :mod:`coherence_metric.ties`) are counted apart and are wins for neither side.
+    dtype; :mod:`coherence_metric.statistics.ties`) are counted apart and are wins for neither side.
     A paired comparison also carries two-sided p-values that A and B differ: paired bootstrap resampling and
-    approximate randomization (:mod:`coherence_metric.significance`); below 10 inputs the bootstrap's is None
+    approximate randomization (:mod:`coherence_metric.statistics.significance`); below 10 inputs the bootstrap's is None
     (it understates p there) and ``to_dict`` says why under ``p_value_bootstrap_note``; a p-value at the floor of
     its test, 1/(N+1) for N resamples or trials, gets ``p_value_bootstrap_at_floor`` (or ``_randomization_``) saying
     it is a bound, not an estimate.
@@ -134,7 +140,8 @@ class CompareResult:
 
     @property
     def tie_tolerance(self) -> float:
-        """Scores this close are a tie: the rounding noise of the signature's dtype (:mod:`coherence_metric.ties`)."""
+        """Scores this close are a tie: the rounding noise of the signature's dtype
+        (:mod:`coherence_metric.statistics.ties`)."""
         return tie_tolerance(self.signature.dtype)
 
     @property
@@ -207,8 +214,6 @@ class CompareResult:
                 }
             )
             if self.p_value_bootstrap is None:
-                from .significance import bootstrap_p_note
-
                 data["p_value_bootstrap_note"] = bootstrap_p_note(len(self.pair_winners))
             floors = {"p_value_bootstrap": (self.p_value_bootstrap, self.signature.bootstrap_resamples),
                       "p_value_randomization": (self.p_value_randomization, self.signature.randomization_trials)}

@@ -2,9 +2,9 @@
 
 Inference path: validate -> tokenize once -> handle long texts (warn / error / window) -> sort by length
 -> batches under a token budget -> ``torch.inference_mode`` forward (``dtype="auto"``: bf16 autocast where the hardware
-runs it faster, fp32 elsewhere; :mod:`coherence_metric.runtime`) -> head
+runs it faster, fp32 elsewhere; :mod:`coherence_metric.scoring.runtime`) -> head
 -> restore input order; a checkpoint with a cohesion term then adds its weight times the text's mean
-adjacent-sentence cosine (:mod:`coherence_metric.sentence_pass`, in the same dtype). Each text is split into
+adjacent-sentence cosine (:mod:`coherence_metric.scoring.sentence_pass`, in the same dtype). Each text is split into
 sentences at most once per call, shared by windowing and the sentence pass. A text's score does not depend on the
 batch size or on its neighbours in a batch: attention masks hide the padding and pooling reads only real tokens.
 """
@@ -24,39 +24,44 @@ from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, 
 
 import torch
 
-from .batching import DEFAULT_MAX_TOKENS_PER_BATCH, pad_batch, plan_batches
-from .bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, check_bootstrap_settings, check_sample_size, paired_bootstrap
-from .checkpoint import load_checkpoint
-from .containers import as_text_list
-from .errors import InputError, NonFiniteScoreError
-from .local_term import adjacent_pairs, group_by_owner, mix
-from .model import CoherenceModel
-from .profiling import DOCUMENT_PASS, SENTENCE_SPLIT, TOKENISE, TRANSITION_PASS, WINDOWING, StageTimes, stage
-from .progress import DOCUMENTS, with_progress
-from .registry import DEFAULT_MODEL, resolve_model
+from .analysis.explain import explain
+from .errors import InputError, NonFiniteScoreError, TruncationWarning
+from .inputs.containers import as_text_list
+from .inputs.texts import Document, normalise_documents, sentences_of
+from .models.backbones import resolve_backbone_folder
+from .models.checkpoint import load_checkpoint
+from .models.model import CoherenceModel
+from .models.registry import DEFAULT_MODEL, resolve_model
 from .results import CompareResult, ScoreResult
-from .runtime import AUTO, autocast_context, resolve_device, resolve_dtype
-from .sentence_pass import SentenceEmbedder, add_sentence_terms
+from .scoring.batching import DEFAULT_MAX_TOKENS_PER_BATCH, pad_batch, plan_batches
+from .scoring.local_term import adjacent_pairs, group_by_owner, mix
+from .scoring.profiling import DOCUMENT_PASS, SENTENCE_SPLIT, TOKENISE, TRANSITION_PASS, WINDOWING, StageTimes, stage
+from .scoring.progress import DOCUMENTS, with_progress
+from .scoring.runtime import AUTO, autocast_context, resolve_device, resolve_dtype
+from .scoring.sentence_pass import SentenceEmbedder, add_sentence_terms
+from .scoring.transition_pass import boundary_logits
+from .scoring.windows import sentence_windows
 from .signature import Signature
-from .significance import DEFAULT_TRIALS, check_trials, paired_tests
-from .texts import Document, normalise_documents, sentences_of
-from .ties import tie_tolerance
-from .transition_model import boundary_logits
+from .statistics.bootstrap import (
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    check_bootstrap_settings,
+    check_sample_size,
+    paired_bootstrap,
+)
+from .statistics.significance import DEFAULT_TRIALS, check_trials, paired_tests
+from .statistics.ties import tie_tolerance
+from .systems import compare_systems
 from .version import __version__
-from .windows import sentence_windows
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .explain import ExplainResult
+    from .analysis.explain import ExplainResult
     from .systems import SystemsComparison
 
 logger = logging.getLogger("coherence_metric")
 
 TRUNCATION_POLICIES = ("warn", "error", "window")
 DEFAULT_BATCH_SIZE = 32
-
-
-class TruncationWarning(UserWarning):
-    """Some texts were longer than ``max_length`` tokens and were cut (one warning per call)."""
 
 
 @dataclass
@@ -190,8 +195,6 @@ class CoherenceScorer:
         if self._sentence_embedder is None:
             with self._sentence_embedder_lock:
                 if self._sentence_embedder is None:
-                    from .backbones import resolve_backbone_folder
-
                     self._sentence_embedder = SentenceEmbedder.from_folder(
                         resolve_backbone_folder(self.model.backbone_spec), device=self.device,
                         max_tokens_per_batch=self.max_tokens_per_batch)
@@ -328,10 +331,11 @@ class CoherenceScorer:
             randomization_trials: trials of the approximate randomization test (paired comparisons only), 1 to
                 1,000,000; it goes into the signature.
 
-        Scores within the dtype's tie tolerance (1e-5 in fp32, 1e-2 in bf16 and fp16; :mod:`coherence_metric.ties`)
+        Scores within the dtype's tie tolerance (1e-5 in fp32, 1e-2 in bf16 and fp16;
+        :mod:`coherence_metric.statistics.ties`)
         of each other are a tie, per pair and for the winner. A paired
         comparison carries two-sided p-values that the systems differ (paired bootstrap and approximate
-        randomization, :mod:`coherence_metric.significance`).
+        randomization, :mod:`coherence_metric.statistics.significance`).
         """
         if isinstance(a, str) != isinstance(b, str):
             raise InputError("compare needs two texts or two lists of texts, not one of each")
@@ -388,14 +392,13 @@ class CoherenceScorer:
             InputError: fewer than 2 systems, different numbers of texts, a bad text (named with its system),
                 or settings out of range.
         """
-        from .systems import compare_systems
-
         return compare_systems(self, systems, bootstrap_resamples, randomization_trials, seed)
 
     def explain(self, texts: Union[str, Iterable[Any]], mechanism: str = "auto", flagged: int = 1) -> "ExplainResult":
         """Where each text breaks: its sentences, one score per transition between adjacent sentences, at most
         ``flagged`` sentences flagged (only those whose evidence of a kind of break passes the dev-set threshold, each
-        with its kind; none on a text with no break found), and the text's score (:mod:`coherence_metric.explain`).
+        with its kind; none on a text with no break found), and the text's score
+        (:mod:`coherence_metric.analysis.explain`).
 
         ``mechanism="auto"`` uses the checkpoint's local (sentence-pair) term where it has one, else the fallback
         the localisation benchmark chose; the result and its signature (``trans:NAME``) name what ran. A
@@ -404,8 +407,6 @@ class CoherenceScorer:
         Raises:
             InputError: an empty or badly typed text, an unknown mechanism, or ``flagged`` below 1.
         """
-        from .explain import explain
-
         return explain(self, texts, mechanism=mechanism, flagged=flagged)
 
     # ------------------------------------------------------------------------------------------ internals
@@ -524,7 +525,7 @@ class CoherenceScorer:
 
     def _score_ids(self, ids: List[List[int]]) -> List[float]:
         """One score per token sequence. Each distinct sequence is scored once and its score reused, and a batch
-        holds sequences of one padded length only (:mod:`coherence_metric.batching`), so a text's score does not
+        holds sequences of one padded length only (:mod:`coherence_metric.scoring.batching`), so a text's score does not
         depend on the texts beside it: a text compared with itself is a tie in every dtype."""
         distinct: Dict[Tuple[int, ...], int] = {}
         for sequence in ids:

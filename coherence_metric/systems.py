@@ -13,20 +13,20 @@ from dataclasses import dataclass, replace
 from itertools import combinations
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
-from .bootstrap import CONFIDENCE, check_bootstrap_settings, check_sample_size, paired_bootstrap
-from .containers import as_text_list
 from .errors import InputError
+from .inputs.containers import as_text_list
 from .results import ScoreResult
 from .signature import Signature
-from .significance import bootstrap_p_note, check_trials, paired_tests
-from .ties import tie_tolerance, winner
+from .statistics.bootstrap import CONFIDENCE, check_bootstrap_settings, check_sample_size, paired_bootstrap
+from .statistics.significance import bootstrap_p_note, check_trials, paired_tests
+from .statistics.ties import tie_tolerance, winner
 
 
 @dataclass(frozen=True)
 class PairComparison:
     """System ``a`` against system ``b`` (``a`` ranked at least as high) on the same inputs; ``p_value_bootstrap``
     is None below ``MIN_INPUTS_BOOTSTRAP_P`` inputs, where the bootstrap understates p
-    (:func:`coherence_metric.significance.bootstrap_p_note`)."""
+    (:func:`coherence_metric.statistics.significance.bootstrap_p_note`)."""
 
     a: str
     b: str
@@ -91,7 +91,8 @@ class SystemsComparison:
 
     @property
     def tie_tolerance(self) -> float:
-        """Scores this close are a tie: the rounding noise of the signature's dtype (:mod:`coherence_metric.ties`)."""
+        """Scores this close are a tie: the rounding noise of the signature's dtype
+        (:mod:`coherence_metric.statistics.ties`)."""
         return tie_tolerance(self.signature.dtype)
 
     @property

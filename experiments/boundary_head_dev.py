@@ -34,8 +34,9 @@ import torch
 from torch import nn
 
 from coherence_metric import CoherenceScorer
-from coherence_metric.batching import pad_batch
-from coherence_metric.runtime import autocast_context
+from coherence_metric.scoring.batching import pad_batch
+from coherence_metric.scoring.runtime import autocast_context
+from coherence_metric.scoring.transition_pass import TransitionModel
 from coherence_metric.training.config import read_recipe_mapping
 from coherence_metric.training.pointwise.boundary import BoundaryHead, boundary_features, sentence_token_ids
 from coherence_metric.training.pointwise.dev_report import (
@@ -48,7 +49,6 @@ from coherence_metric.training.pointwise.dev_report import (
 )
 from coherence_metric.training.pointwise.recipe import recipe_from_mapping
 from coherence_metric.training.pointwise.texts import make_example, sample_documents
-from coherence_metric.transition_model import TransitionModel
 
 BATCH = 32
 

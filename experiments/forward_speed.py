@@ -26,7 +26,7 @@ from typing import Any, Callable, Dict, List, Optional
 import torch
 
 from coherence_metric import CoherenceScorer
-from coherence_metric.runtime import autocast_context
+from coherence_metric.scoring.runtime import autocast_context
 
 TOKENS = 256
 TEXTS = 32

@@ -32,7 +32,7 @@ import numpy as np
 from coherence_metric.benchmarks.localisation import cosine_transitions, hit_flags, paired_difference
 from coherence_metric.research.cache import JsonCache
 from coherence_metric.research.localisation_sets import KINDS, LocalisationItem, load_localisation_sets
-from coherence_metric.transition_model import LEFT_CONTEXT, TransitionModel, transition_values
+from coherence_metric.scoring.transition_pass import LEFT_CONTEXT, TransitionModel, transition_values
 
 
 def narrow_pairs(sentences: Sequence[str]) -> List[tuple]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from coherence_metric import CoherenceScorer
-from coherence_metric.layers import encoder_layers, keep_layers
+from coherence_metric.models.layers import encoder_layers, keep_layers
 from coherence_metric.training.pointwise.dev_report import (
     dev_documents,
     evaluate_option,

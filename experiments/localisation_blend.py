@@ -21,7 +21,7 @@ from coherence_metric import CoherenceScorer
 from coherence_metric.benchmarks.localisation import cosine_transitions, evaluate, evaluate_random
 from coherence_metric.research.cache import JsonCache
 from coherence_metric.research.localisation_sets import KINDS, load_localisation_sets
-from coherence_metric.transitions import score_transitions
+from coherence_metric.scoring.transitions import score_transitions
 
 
 def standardised(values: Sequence[float]) -> List[float]:

@@ -45,9 +45,9 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     import torch
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    from coherence_metric.batching import plan_batches
     from coherence_metric.benchmarks.speed import TextBuilder, news_sentences
     from coherence_metric.scorer import CoherenceScorer
+    from coherence_metric.scoring.batching import plan_batches
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="default")

@@ -8,8 +8,8 @@ resampled by cluster, the part of a pair's id before ``/``: SUMMEVAL's source ar
 articles, so pairs of one article are not independent), the permuted sets' and NEWS-INTRUSION's source document (20
 permutations each; some documents give several blocks); INSTED-WIKI and STORYCLOZE have one pair per source, so they
 are resampled pair by pair.
-Prints A - B in accuracy points with a 95% percentile interval (``coherence_metric.bootstrap``'s resample count and
-seed: 1,000 and 12345). Accuracy sets only (not LMVLM).
+Prints A - B in accuracy points with a 95% percentile interval (``coherence_metric.statistics.bootstrap``'s resample
+count and seed: 1,000 and 12345). Accuracy sets only (not LMVLM).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from typing import Dict, List, Sequence
 
 import numpy as np
 
-from coherence_metric.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
+from coherence_metric.statistics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED
 from experiments.insted.cached import cached_scores, load_test_set
 
 

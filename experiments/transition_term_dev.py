@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from coherence_metric import CoherenceScorer
+from coherence_metric.scoring.transition_pass import TransitionModel
 from coherence_metric.training.pointwise.dev_report import (
     dev_documents,
     evaluate_option,
@@ -25,7 +26,6 @@ from coherence_metric.training.pointwise.dev_report import (
     option_summary,
     paired_difference,
 )
-from coherence_metric.transition_model import TransitionModel
 
 
 def main(argv: Optional[List[str]] = None) -> None:

@@ -21,8 +21,8 @@ from typing import List, Optional
 import torch
 from safetensors import safe_open
 
-from coherence_metric.checkpoint import load_checkpoint, save_checkpoint
-from coherence_metric.registry import resolve_model
+from coherence_metric.models.checkpoint import load_checkpoint, save_checkpoint
+from coherence_metric.models.registry import resolve_model
 
 
 def main(argv: Optional[List[str]] = None) -> None:

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, TextIO
 from urllib.parse import quote
 
-from coherence_metric.checkpoint_config import sha256_of_file
+from coherence_metric.models.checkpoint_config import sha256_of_file
 from coherence_metric.research.data_dir import ENV_VAR, find_shared_data_dir
 
 MANIFEST_PATH = Path(__file__).resolve().parent / "data_manifest.json"

@@ -56,8 +56,8 @@ class ObjectiveConfig:
     # permutations. 0 = the paper (permutations only).
     intrusions: int = 0
     # Beyond the paper: score = head + cohesion_weight * mean adjacent-sentence cosine of the pretrained
-    # backbone's sentence embeddings (coherence_metric/sentence_pass.py), in the loss, in mining, on dev and in the
-    # saved checkpoint. A fixed number; None = no term (the paper).
+    # backbone's sentence embeddings (coherence_metric/scoring/sentence_pass.py), in the loss, in mining, on dev and
+    # in the saved checkpoint. A fixed number; None = no term (the paper).
     cohesion_weight: Optional[float] = None
 
 

@@ -9,11 +9,11 @@ from typing import Any, Tuple
 import torch
 from torch import nn
 
-from coherence_metric.backbones import resolve_backbone_folder
-from coherence_metric.checkpoint_config import BackboneSpec, sha256_of_file
 from coherence_metric.errors import InputError
-from coherence_metric.layers import encoder_layers
-from coherence_metric.model import CoherenceModel
+from coherence_metric.models.backbones import resolve_backbone_folder
+from coherence_metric.models.checkpoint_config import BackboneSpec, sha256_of_file
+from coherence_metric.models.layers import encoder_layers
+from coherence_metric.models.model import CoherenceModel
 
 from .config import RecipeConfig
 
@@ -86,8 +86,8 @@ def set_dropout(backbone: nn.Module, probability: float) -> int:
 
 def start_from_checkpoint(model: CoherenceModel, name: str) -> None:
     """Copy a coherence checkpoint's backbone and head into ``model``, which must stand on the same backbone."""
-    from coherence_metric.checkpoint import load_checkpoint
-    from coherence_metric.registry import resolve_model
+    from coherence_metric.models.checkpoint import load_checkpoint
+    from coherence_metric.models.registry import resolve_model
 
     loaded = load_checkpoint(resolve_model(name, local_files_only=True).folder)
     ours, theirs = model.backbone_spec, loaded.model.backbone_spec

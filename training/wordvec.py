@@ -30,7 +30,7 @@ class WordVectors:
         """Read the input embeddings of a Hugging Face encoder (local folder, cache, installed package, Hub)."""
         from transformers import AutoModel, AutoTokenizer
 
-        from coherence_metric.quiet import quiet_transformers
+        from coherence_metric.models.quiet import quiet_transformers
 
         from .model_setup import backbone_folder
 

@@ -24,8 +24,8 @@ class CheckpointEncoder(HuggingFaceEncoder):
 
     def __init__(self, model: str, layer: Union[int, str] = -1, pooling: Optional[str] = None, batch_size: int = 64,
                  max_length: Optional[int] = None, device: str = "cpu", display_name: Optional[str] = None) -> None:
-        from coherence_metric.checkpoint_config import read_checkpoint_config
-        from coherence_metric.registry import resolve_model
+        from coherence_metric.models.checkpoint_config import read_checkpoint_config
+        from coherence_metric.models.registry import resolve_model
 
         resolved = resolve_model(model)
         self.checkpoint_folder = resolved.folder
@@ -51,7 +51,7 @@ class CheckpointEncoder(HuggingFaceEncoder):
     def _load(self) -> None:
         if self._model is not None:
             return
-        from coherence_metric.checkpoint import load_checkpoint
+        from coherence_metric.models.checkpoint import load_checkpoint
 
         logger.info("loading the backbone of checkpoint %s on %s", self.checkpoint_folder, self.device)
         loaded = load_checkpoint(self.checkpoint_folder)

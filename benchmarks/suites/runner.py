@@ -71,7 +71,7 @@ def run_suite(
     Raises:
         CoherenceMetricError: a bad suite, model, option or missing data (one-line messages).
     """
-    from coherence_metric.registry import resolve_model
+    from coherence_metric.models.registry import resolve_model
     from coherence_metric.scorer import CoherenceScorer
 
     sources: Sequence[TestSetSource] = test_sets if test_sets is not None else suite_test_sets(suite)

@@ -130,7 +130,7 @@ def random_system(seed: int) -> BenchmarkSystem:
 
 def cosine_system(device: Optional[str] = None) -> BenchmarkSystem:
     """Return the adjacent-sentence cosine baseline over the installed all-MiniLM-L6-v2."""
-    from coherence_metric.checkpoint_config import sha256_of_file
+    from coherence_metric.models.checkpoint_config import sha256_of_file
 
     from ..baselines import MINILM_MAX_LENGTH, AdjacentSentenceCosineBaseline
 
@@ -145,7 +145,7 @@ def cosine_system(device: Optional[str] = None) -> BenchmarkSystem:
     torch_device = device or "cpu"
 
     def load() -> Callable[[list[list[str]]], SystemScores]:
-        from coherence_metric.quiet import quiet_transformers
+        from coherence_metric.models.quiet import quiet_transformers
 
         with quiet_transformers():
             baseline = AdjacentSentenceCosineBaseline(folder, device=torch_device)
@@ -205,8 +205,8 @@ def no_ft_backbone(checkpoint_folder: Path) -> NoFtBackbone:
     Returns:
         The backbone folder, its weights' sha256 and a note for the report.
     """
-    from coherence_metric.backbones import WEIGHTS_NAME, resolve_backbone_folder
-    from coherence_metric.checkpoint_config import BACKBONE_DIR, read_checkpoint_config, sha256_of_file
+    from coherence_metric.models.backbones import WEIGHTS_NAME, resolve_backbone_folder
+    from coherence_metric.models.checkpoint_config import BACKBONE_DIR, read_checkpoint_config, sha256_of_file
 
     config = read_checkpoint_config(checkpoint_folder)
     named = "the pretrained backbone named by the checkpoint"
@@ -258,7 +258,7 @@ def no_ft_system(scorer: Any, checkpoint_folder: Path, seed: int, progress: bool
 
     def build() -> Any:
         if "scorer" not in built:
-            from coherence_metric.model import CoherenceModel
+            from coherence_metric.models.model import CoherenceModel
             from coherence_metric.scorer import CoherenceScorer
 
             model = CoherenceModel.from_backbone(

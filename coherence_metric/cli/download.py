@@ -6,6 +6,9 @@ from typing import Optional
 
 import click
 
+from ..models.backbones import backbone_is_pinned, resolve_backbone_folder
+from ..models.checkpoint_config import CONFIG_NAME, read_checkpoint_config, verify_checkpoint_files
+from ..models.registry import resolve_model
 from .group import cli
 
 
@@ -14,17 +17,12 @@ from .group import cli
 @click.option("--revision", default=None, help="Hub revision (branch, tag or commit).")
 def download_command(model: str, revision: Optional[str]) -> None:
     """Fetch MODEL ('default', a Hub repo id or a folder) so later runs work offline; verify its sha256s."""
-    from ..backbones import backbone_is_pinned, resolve_backbone_folder
-    from ..checkpoint_config import read_checkpoint_config, verify_checkpoint_files
-    from ..registry import resolve_model
-
     resolved = resolve_model(model, revision=revision)
     config = read_checkpoint_config(resolved.folder)
     verify_checkpoint_files(resolved.folder, config)
     click.echo(f"checkpoint: {resolved.folder} ({config.flavour}, sha256 verified)")
     if config.base is not None:  # a reference checkpoint: its weights are a packaged checkpoint's
-        from ..checkpoint import packaged_base_folder
-        from ..checkpoint_config import CONFIG_NAME
+        from ..models.checkpoint import packaged_base_folder
 
         base_folder = packaged_base_folder(config.base["name"], resolved.folder / CONFIG_NAME)
         verify_checkpoint_files(base_folder, read_checkpoint_config(base_folder))

@@ -7,8 +7,8 @@ from typing import Any, List, Optional, Tuple
 
 import click
 
-from ..mechanism_names import AUTO, FALLBACK, MECHANISMS
-from ..sentence_breaks import KIND_NOTES
+from ..analysis.mechanism_names import AUTO, FALLBACK, MECHANISMS
+from ..analysis.sentence_breaks import KIND_NOTES
 from .group import cli
 from .labels import display_name, errors_named_by_label, escape_label
 from .options import build_scorer, input_options_for, model_options, read_all
@@ -65,7 +65,7 @@ def explain_command(files: Tuple[str, ...], input_format: str, field: str, outpu
     text's sentences, a score for each transition between adjacent sentences (higher reads as more coherent), the
     sentences beyond a threshold flagged with the kind of break (cohesion, duplication, relevance), and the text's
     score."""
-    from ..explain import check_has_transitions
+    from ..analysis.explain import check_has_transitions
 
     inputs = read_all(list(files), input_format, field)
     scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)

@@ -9,7 +9,7 @@ import re
 from typing import Iterator, List, Sequence
 
 from ..errors import InputError, NonFiniteScoreError
-from ..inputs import STDIN
+from ..inputs.files import STDIN
 
 STDIN_LABEL = "<stdin>"
 _ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}

@@ -8,9 +8,9 @@ from typing import Any, Dict, List, Tuple
 
 import click
 
-from ..checkpoint_config import CONFIG_NAME, read_checkpoint_config
 from ..errors import CheckpointError, ModelNotFoundError
-from ..registry import (
+from ..models.checkpoint_config import CONFIG_NAME, read_checkpoint_config
+from ..models.registry import (
     ARCHIVE_DISTRIBUTION,
     DEFAULT_MODEL,
     PACKAGED_CHECKPOINTS_DIR,

@@ -14,8 +14,9 @@ from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 import click
 
 from ..errors import InputError
-from ..inputs import INPUT_FORMATS
-from ..texts import has_visible_characters
+from ..inputs.files import INPUT_FORMATS, EmptyTextError, read_texts
+from ..inputs.texts import has_visible_characters
+from ..scoring.progress import progress_lines
 from .labels import display_name
 
 OUTPUT_FORMATS = ("text", "json", "tsv", "markdown", "latex")
@@ -35,8 +36,6 @@ def output_mode(progress: Optional[bool]) -> Iterator[bool]:
     warnings and the ``coherence_metric`` logger's messages below ERROR are silenced too, for
     this command only (errors still print)."""
     if progress is not False:
-        from ..progress import progress_lines
-
         show = sys.stderr.isatty() if progress is None else progress
         with progress_lines(not show):  # no bar (a pipeline, a job log): a plain line now and then instead
             yield show
@@ -137,7 +136,7 @@ def _input_options(function: Callable[..., Any], output_formats: Tuple[str, ...]
 def bf16_hint(requested_dtype: str, resolved_dtype: str) -> Optional[str]:
     """The one-line note for a run where ``--dtype auto`` chose bf16 by itself: the numbers are fine to read, but
     the setting to report (and to compare across machines) is fp32. None when the user chose the dtype."""
-    from ..runtime import DTYPE_ENV_VAR
+    from ..scoring.runtime import DTYPE_ENV_VAR
 
     if requested_dtype.lower() != "auto" or resolved_dtype != "bf16" or os.environ.get(DTYPE_ENV_VAR, "").strip():
         return None
@@ -148,8 +147,8 @@ def bf16_hint(requested_dtype: str, resolved_dtype: str) -> Optional[str]:
 def build_scorer(model: str, revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
                  max_length: Optional[int], truncation: str, offline: bool, progress: bool = False) -> Any:
     """Build the scorer the options describe (imports torch, so only after the inputs have been read)."""
-    from ..runtime import AutoBf16Warning
     from ..scorer import CoherenceScorer
+    from ..scoring.runtime import AutoBf16Warning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AutoBf16Warning)  # the API's words; the CLI says it with --dtype below
@@ -198,8 +197,6 @@ def read_all(paths: List[str], input_format: str, field: str, on_empty: Optional
     command has no ``--on-empty`` (an empty text is an error without the hint); ``error`` adds the hint naming
     the option (``on_empty_choices``: the command's, when it has no ``nan``); ``skip``/``nan`` return empty texts
     with ``empty`` set. With ``id_field`` every row's id must be unique across the files."""
-    from ..inputs import EmptyTextError, read_texts
-
     texts: List[Any] = []
     where: dict = {}
     for path in paths:

@@ -9,9 +9,9 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import click
 
-from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED, MIN_CLI_RESAMPLES
 from ..errors import InputError
-from ..significance import DEFAULT_TRIALS, MAX_TRIALS, MIN_CLI_TRIALS
+from ..statistics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED, MIN_CLI_RESAMPLES
+from ..statistics.significance import DEFAULT_TRIALS, MAX_TRIALS, MIN_CLI_TRIALS
 from .compare_systems import drop_empty_inputs, read_grouped_systems, read_systems
 from .group import cli
 from .options import batch_options, build_scorer, label_option, length_warning, model_options, system_labels

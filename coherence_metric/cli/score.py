@@ -8,7 +8,8 @@ from typing import Any, List, Optional
 
 import click
 
-from ..bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED
+from ..errors import InputError
+from ..statistics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED
 from .group import cli
 from .labels import errors_named_by_label, escape_label
 from .options import (
@@ -49,8 +50,6 @@ def score_command(files: List[str], input_format: str, field: str, output_format
     write it with a 'coherence' column to --output."""
     if use_ray:
         if on_empty != "error" or id_field is not None:
-            from ..errors import InputError
-
             raise InputError("--on-empty and --id-field are for scoring here; --ray reads the dataset on the "
                              "cluster (every row must hold a text) and keeps its columns, ids included")
         settings = {"device": device, "dtype": dtype, "batch_size": batch_size, "max_length": max_length,

@@ -2,8 +2,8 @@
 
 Everything a user can get wrong (no output folder, an output folder with files in it, a missing input, an input that
 is neither JSONL nor Parquet, a missing text field, a bad row anywhere in the dataset) is checked on the driver before
-a single actor starts (:mod:`coherence_metric.ray_inputs`), so it is one line naming the file and line, not a Ray task
-traceback. Inputs and outputs are local paths or URIs Ray Data reads through pyarrow (``file://``, ``s3://``,
+a single actor starts (:mod:`coherence_metric.inputs.ray_io`), so it is one line naming the file and line, not a Ray
+task traceback. Inputs and outputs are local paths or URIs Ray Data reads through pyarrow (``file://``, ``s3://``,
 ``gs://``...). What only the job can find (a file changed after the check, an error raised on a worker) is turned
 back into one line too, and what the failed job wrote is removed.
 """
@@ -20,7 +20,26 @@ from typing import Any, Callable, Iterator, List, Optional
 
 import click
 
+from .. import errors
+from ..distributed import SignatureTally, fitting_actors, score_dataset, score_json_lines
 from ..errors import CoherenceMetricError, InputError
+from ..inputs.ray_io import (
+    JSONL_SUFFIXES,
+    OUTPUT_COLUMN,
+    PARQUET_SUFFIXES,
+    _name,
+    changed_file,
+    check_jsonl,
+    check_output,
+    check_parquet,
+    file_states,
+    input_files,
+    is_folder,
+    json_lines_datasink,
+    json_lines_datasource,
+    locate,
+    ray_filesystem,
+)
 
 
 def ray_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -45,8 +64,6 @@ def ray_options(function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _input_kind(location: Any, input_format: str) -> str:
-    from ..ray_inputs import is_folder
-
     if input_format == "jsonl":
         return "jsonl"
     if location.given.rstrip("/").endswith(".parquet") or is_folder(location):
@@ -112,19 +129,6 @@ def score_with_ray(files: List[str], input_format: str, field: str, output_dir: 
                    progress: bool, quiet: bool = False) -> None:
     """Check every row, then read, score on Ray, write; print where the output went and the signature the actors
     scored with (their dtype, the truncation count)."""
-    from ..ray_inputs import (
-        JSONL_SUFFIXES,
-        OUTPUT_COLUMN,
-        PARQUET_SUFFIXES,
-        check_jsonl,
-        check_output,
-        check_parquet,
-        file_states,
-        input_files,
-        is_folder,
-        locate,
-    )
-
     if len(files) != 1:
         raise InputError(f"--ray reads one dataset (a file or a folder), got {len(files)} paths")
     if output_dir is None:
@@ -150,8 +154,6 @@ def _input_error(error: Exception, location: Any, states: dict) -> Exception:
 
     A file edited after the driver's check gave a 74-line Ray traceback and exit 1 (issue 55, item 15); it is now
     named, with what went wrong on the worker (whose own error names the file and line)."""
-    from ..ray_inputs import changed_file
-
     reason = _worker_error(error)
     changed = changed_file(location, states)
     if changed is not None:
@@ -170,8 +172,6 @@ def _worker_error(error: BaseException) -> Optional[CoherenceMetricError]:
     """The error of ours a Ray worker raised (an InputError naming a row, a CheckpointError...), found through
     Ray's wrappers (``RayTaskError``, Ray Data's ``UserCodeException``), or in the worker's traceback Ray passes on
     as text when the chain did not survive the trip between processes; None when there is none."""
-    from .. import errors
-
     seen = set()
     pending: List[Any] = [error]
     while pending:
@@ -240,9 +240,6 @@ def _quiet_ray_backend(quiet: bool) -> Iterator[None]:
 def _run_on_ray(location: Any, paths: List[str], kind: str, field: str, output: Any, ray_address: Optional[str],
                 actors: Optional[int], model: str, settings: dict, progress: bool, quiet: bool) -> None:
     import ray
-
-    from ..distributed import SignatureTally, fitting_actors, score_dataset, score_json_lines
-    from ..ray_inputs import OUTPUT_COLUMN, _name, json_lines_datasink, json_lines_datasource, ray_filesystem
 
     if not ray.is_initialized():
         with _quiet_ray_backend(quiet):

@@ -12,10 +12,10 @@ import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Union
 
-from ..containers import as_text_list
 from ..errors import InputError
-from ..registry import DEFAULT_MODEL
-from ..texts import normalise_documents
+from ..inputs.containers import as_text_list
+from ..inputs.texts import normalise_documents
+from ..models.registry import DEFAULT_MODEL
 
 __all__ = ["MODULE_PATH", "compute"]
 

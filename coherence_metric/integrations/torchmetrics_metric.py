@@ -22,7 +22,8 @@ from torchmetrics.utilities import dim_zero_cat
 __all__ = ["CoherenceMetric"]
 
 from ..errors import InputError
-from ..registry import DEFAULT_MODEL
+from ..models.registry import DEFAULT_MODEL, resolve_model
+from ..scoring.batching import DEFAULT_MAX_TOKENS_PER_BATCH
 
 
 def _check_early(model: Any, device: Optional[str], dtype: Optional[str], batch_size: int, truncation: str) -> None:
@@ -33,10 +34,8 @@ def _check_early(model: Any, device: Optional[str], dtype: Optional[str], batch_
             raise InputError(f"model must be a model name, a checkpoint folder or a CoherenceScorer, got "
                              f"{type(model).__name__}")
         return
-    from ..batching import DEFAULT_MAX_TOKENS_PER_BATCH
-    from ..registry import resolve_model
-    from ..runtime import resolve_device, resolve_dtype
     from ..scorer import CoherenceScorer
+    from ..scoring.runtime import resolve_device, resolve_dtype
 
     CoherenceScorer._check_settings(batch_size, truncation, DEFAULT_MAX_TOKENS_PER_BATCH)  # the scorer's own rules
     resolve_dtype(dtype, resolve_device(device))

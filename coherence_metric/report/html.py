@@ -13,6 +13,7 @@ from html import escape
 from importlib import resources
 from typing import Any, Dict, List, Mapping, Optional
 
+from ..statistics.p_values import at_floor, disagreement_note, floor_note, format_p_value
 from .svg import histogram_svg
 
 PAGE_SIZE = 50
@@ -61,15 +62,11 @@ def _systems_section(payload: Mapping[str, Any]) -> List[str]:
 def _p_cell(p_value: Optional[float], count: int) -> str:
     """A p-value to 4 decimals, ``&lt;0.001`` at its floor 1/(count+1) (``count`` resamples or trials: the true
     p-value is anywhere below), or a dash where there is none (a bootstrap on too few inputs understates p)."""
-    from ..cli.tables import format_p_value
-
     return "&ndash;" if p_value is None else escape(format_p_value(p_value, count))
 
 
 def _test_notes(payload: Mapping[str, Any]) -> List[str]:
     """What a ``<`` in a p-value cell means, and each pair whose interval and p-value disagree about 0."""
-    from ..cli.tables import at_floor, disagreement_note, floor_note
-
     resamples, trials = payload["bootstrap_resamples"], payload["randomization_trials"]
     notes = []
     if any(at_floor(pair["p_value_bootstrap"], resamples) or at_floor(pair["p_value_randomization"], trials)

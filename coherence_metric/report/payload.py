@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, List, Mapping, Optional, Sequence
 
-from ..transition_mechanisms import mechanism_label
+from ..analysis.mechanisms import mechanism_label
 from ..version import __version__
 
 

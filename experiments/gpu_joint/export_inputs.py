@@ -33,7 +33,7 @@ import shutil
 from pathlib import Path
 from typing import Dict, List, Optional
 
-from coherence_metric.checkpoint_config import sha256_of_file
+from coherence_metric.models.checkpoint_config import sha256_of_file
 from coherence_metric.research.corpora import CORPORA
 from coherence_metric.training.model_setup import backbone_folder
 from coherence_metric.training.pointwise.dev_report import DEV_RECIPE, load_dev_data

@@ -38,10 +38,10 @@ SWEEP = (32, 64, 128, 256, 512)
 
 def export(out: Path, sentences: int = 4000) -> None:
     """Write each tier's backbone config and tokenizer (no weights) and ``sentences`` news sentences to ``out``."""
-    from coherence_metric.backbones import resolve_backbone_folder
     from coherence_metric.benchmarks.speed import news_sentences
-    from coherence_metric.checkpoint_config import read_checkpoint_config
-    from coherence_metric.registry import resolve_model
+    from coherence_metric.models.backbones import resolve_backbone_folder
+    from coherence_metric.models.checkpoint_config import read_checkpoint_config
+    from coherence_metric.models.registry import resolve_model
 
     for tier, (name, _) in TIERS.items():
         folder = resolve_model(name, local_files_only=True).folder
@@ -60,8 +60,8 @@ def build_scorer(folder: Path, device: str, dtype: str, batch_size: int, length:
     from transformers import AutoConfig, AutoModel, AutoTokenizer
 
     from coherence_metric import CoherenceScorer
-    from coherence_metric.checkpoint_config import BackboneSpec
-    from coherence_metric.model import CoherenceModel
+    from coherence_metric.models.checkpoint_config import BackboneSpec
+    from coherence_metric.models.model import CoherenceModel
 
     torch.manual_seed(0)
     config = AutoConfig.from_pretrained(str(folder))

@@ -41,7 +41,7 @@ def pack_trained(checkpoint: Path, out: Path) -> None:
     import torch
     from safetensors.torch import save_file
 
-    from coherence_metric.transition_model import TransitionModel
+    from coherence_metric.scoring.transition_pass import TransitionModel
 
     model = TransitionModel(checkpoint).model
     tensors = {name: tensor.detach().to(torch.float16).contiguous() for name, tensor in

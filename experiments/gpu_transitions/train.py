@@ -39,7 +39,7 @@ def pack_folder(folder: Path, work: Path, out: Path, name: str) -> List[str]:
 def main(argv: Optional[List[str]] = None) -> None:
     import torch
 
-    from coherence_metric.checkpoint import save_checkpoint
+    from coherence_metric.models.checkpoint import save_checkpoint
     from coherence_metric.research.localisation_sets import LocalisationItem
     from coherence_metric.training.transition_model.data import IndexedDocuments
     from coherence_metric.training.transition_model.recipe import (
@@ -115,7 +115,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     model.cpu()
     training = {"recipe": {**values, "train": {**values["train"]}}, "step": best["step"], "steps_run": step,
                 "dev_localisation": best["dev"], "device": torch.cuda.get_device_name(0) if args.device == "cuda"
-                else args.device, "input": "boundary pairs (coherence_metric.transition_model.boundary_pairs)"}
+                else args.device, "input": "boundary pairs (coherence_metric.scoring.transition_pass.boundary_pairs)"}
     folder = save_checkpoint(model, args.work / "best", tokenizer=tokenizer, flavour="delta",
                              delta_dtype=torch.bfloat16, training=training, overwrite=True)
     parts = pack_folder(folder, args.work, args.out, "checkpoint")

@@ -23,7 +23,7 @@ from typing import Dict, List, Sequence, Tuple
 import torch
 
 from coherence_metric.scorer import CoherenceScorer
-from coherence_metric.sentence_pass import adjacent_cosines
+from coherence_metric.scoring.sentence_pass import adjacent_cosines
 from coherence_metric.training.evaluation import Span, group_documents
 from coherence_metric.training.sentence_scorer.fit import term_scores
 from coherence_metric.training.sentence_scorer.groups import (

@@ -19,11 +19,11 @@ from typing import List, Optional, Sequence, Tuple
 
 import torch
 
-from coherence_metric.backbones import resolve_backbone_folder
-from coherence_metric.checkpoint import load_checkpoint
+from coherence_metric.inputs.texts import sentences_of
+from coherence_metric.models.backbones import resolve_backbone_folder
+from coherence_metric.models.checkpoint import load_checkpoint
 from coherence_metric.research.catalogue import suite_test_sets
-from coherence_metric.sentence_pass import SentenceEmbedder
-from coherence_metric.texts import sentences_of
+from coherence_metric.scoring.sentence_pass import SentenceEmbedder
 from coherence_metric.training.sentence_scorer.groups import cache_key, embedded_groups
 from experiments.insted.cached import (
     COSINE,

@@ -9,7 +9,7 @@ and its ``system``. Correlations and pairs are only ever formed inside a group.
 - ``HANNA``, ``DELTASCORE``, ``FFCI``: ``human_dev/*.jsonl`` (see its README for provenance, licences and how
   pairs are formed). Dev data: recipes are chosen on these, never on a paper test set.
 
-Texts given as one string are cut with the project's splitter (``coherence_metric.sentences``), the one the
+Texts given as one string are cut with the project's splitter (``coherence_metric.inputs.sentences``), the one the
 scorer uses; FFCI gives sentences already.
 """
 
@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional
 
 from coherence_metric.errors import InputError
+from coherence_metric.inputs.sentences import split_sentences
 from coherence_metric.research.data_dir import require_data_file, shared_data_dir
-from coherence_metric.sentences import split_sentences
 
 from .summeval import DATA_FILE as SUMMEVAL_FILE
 from .summeval import read_summeval_articles

@@ -9,7 +9,7 @@ pairs, as in the paper. Dropped, and counted in ``notes``:
 - identical texts: two systems wrote the same summary but got different ratings; no scorer can order them.
 
 Sentences: the data gives each summary as one tokenised string (lower-cased except the first letter), not
-as sentences, so it is cut with the project's splitter, ``coherence_metric.sentences.split_sentences``, the
+as sentences, so it is cut with the project's splitter, ``coherence_metric.inputs.sentences.split_sentences``, the
 same one the scorer and the training pipeline use. Some summaries come out as a single sentence.
 """
 
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 from coherence_metric.errors import InputError
+from coherence_metric.inputs.sentences import split_sentences
 from coherence_metric.research.data_dir import require_data_file, shared_data_dir
-from coherence_metric.sentences import split_sentences
 
 from .base import DEFAULT_SEED, PairItem, TestSet
 
@@ -129,7 +129,7 @@ def load_summeval(data_dir: Optional[Path] = None, seed: int = DEFAULT_SEED) -> 
         "identical_text_pairs_excluded": identical_texts,
         "single_sentence_summaries": single_sentence,
         "rating": f"mean expert {RATING}",
-        "sentence_splitter": "coherence_metric.sentences.split_sentences",
+        "sentence_splitter": "coherence_metric.inputs.sentences.split_sentences",
     }
     LOGGER.info("rebuilt %s: %d pairs from %d candidates (%d ties excluded)", NAME, len(items), candidates, ties)
     return TestSet(name=NAME, items=tuple(items), source=str(path), notes=notes)

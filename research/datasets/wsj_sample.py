@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Optional
 
 from coherence_metric.errors import InputError
+from coherence_metric.inputs.sentences import split_sentences
 from coherence_metric.research.data_dir import require_data_file, shared_data_dir
-from coherence_metric.sentences import split_sentences
 
 from .base import DEFAULT_SEED, PairItem, TestSet
 from .permutation import permuted_pairs
@@ -117,7 +117,7 @@ def load_wsj_sample_permuted(
         "permutations_per_document": permutations,
         "documents_with_fewer_permutations": short_of_permutations,
         "seed": seed,
-        "sentence_splitter": "coherence_metric.sentences.split_sentences",
+        "sentence_splitter": "coherence_metric.inputs.sentences.split_sentences",
     }
     LOGGER.info("built %s: %d pairs from %d documents (seed %d)", NAME, len(items), kept, seed)
     return TestSet(name=NAME, items=tuple(items), source=str(treebank_path(data_dir)), notes=notes)

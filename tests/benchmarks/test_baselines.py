@@ -6,7 +6,7 @@ import pytest
 
 from coherence_metric.benchmarks.baselines import AdjacentSentenceCosineBaseline, RandomBaseline
 from coherence_metric.errors import InputError
-from coherence_metric.sentence_pass import SentenceEmbedder
+from coherence_metric.scoring.sentence_pass import SentenceEmbedder
 
 DOCUMENTS = [
     ["Shares in the carmaker fell on Monday.", "Investors worried about weak sales.", "The chief executive resigned."],

@@ -34,7 +34,7 @@ def test_a_missing_model_is_the_scorers_one_line_error(tmp_path):
 
 
 def test_an_install_without_the_default_model_is_one_line(monkeypatch, tmp_path):
-    from coherence_metric import registry
+    from coherence_metric.models import registry
 
     monkeypatch.setattr(registry, "PACKAGED_CHECKPOINTS_DIR", tmp_path)
     assert "default checkpoint has not shipped" in _one_line_error(_invoke("--suite", "probes"))

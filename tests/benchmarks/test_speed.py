@@ -69,9 +69,9 @@ def test_a_speed_run_reports_every_configuration_and_the_ratios(bert_checkpoint,
 def test_the_input_order_column_scores_exactly_what_the_scorer_does(tmp_path, bert_checkpoint):
     """Both timed columns must run the whole scorer (terms included), not the bare model under one of them."""
     from coherence_metric import CoherenceScorer
-    from coherence_metric.checkpoint import add_sentence_scorer
-    from coherence_metric.checkpoint_config import read_checkpoint_config
-    from coherence_metric.sentence_scorer import SentenceLevelScorer, SentenceScorerShape
+    from coherence_metric.models.checkpoint import add_sentence_scorer
+    from coherence_metric.models.checkpoint_config import read_checkpoint_config
+    from coherence_metric.models.sentence_scorer import SentenceLevelScorer, SentenceScorerShape
 
     width = read_checkpoint_config(bert_checkpoint).hidden_size
     shape = SentenceScorerShape(embedding_dim=width, width=8, layers=1, heads=2, max_sentences=8)
@@ -85,7 +85,7 @@ def test_the_input_order_column_scores_exactly_what_the_scorer_does(tmp_path, be
 @pytest.mark.slow
 def test_a_bf16_run_times_fp32_beside_it_with_the_limit_the_profile_and_the_deviation(bert_checkpoint, tmp_path):
     from coherence_metric.benchmarks.reporting import render_speed_markdown
-    from coherence_metric.profiling import STAGES
+    from coherence_metric.scoring.profiling import STAGES
 
     result = speed.run_speed(str(bert_checkpoint), limit=4, dtype="bf16", sentences=SENTENCES, paper_sample=1,
                              paper_config=TINY_XLNET)

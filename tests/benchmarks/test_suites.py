@@ -214,7 +214,7 @@ def test_the_paper_suite_runs_on_the_real_sets_with_published_numbers(bert_check
 def test_no_ft_falls_back_to_the_checkpoints_own_backbone_when_the_pretrained_one_is_gone(bert_checkpoint,
                                                                                           corrupt_copy):
     from coherence_metric.benchmarks.suites.systems import no_ft_backbone
-    from coherence_metric.checkpoint_config import CONFIG_NAME
+    from coherence_metric.models.checkpoint_config import CONFIG_NAME
 
     assert no_ft_backbone(bert_checkpoint).note.startswith("the pretrained backbone")
     copy = corrupt_copy(bert_checkpoint)

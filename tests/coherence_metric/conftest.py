@@ -29,7 +29,7 @@ def nan_checkpoint(bert_checkpoint, corrupt_copy) -> Path:
     """A checkpoint whose training diverged: its head's bias is NaN, properly hashed."""
     from safetensors.torch import load_file, save_file
 
-    from coherence_metric.checkpoint_config import hash_folder_files, read_checkpoint_config
+    from coherence_metric.models.checkpoint_config import hash_folder_files, read_checkpoint_config
 
     folder = corrupt_copy(bert_checkpoint)
     tensors = load_file(str(folder / "head.safetensors"))

@@ -15,10 +15,10 @@ from dataclasses import asdict
 import pytest
 
 from coherence_metric import CoherenceScorer
-from coherence_metric.backbones import resolve_backbone_folder
-from coherence_metric.checkpoint_config import read_checkpoint_config
 from coherence_metric.errors import CoherenceMetricError
-from coherence_metric.registry import PACKAGED_CHECKPOINTS_DIR, read_alias_table, resolve_model
+from coherence_metric.models.backbones import resolve_backbone_folder
+from coherence_metric.models.checkpoint_config import read_checkpoint_config
+from coherence_metric.models.registry import PACKAGED_CHECKPOINTS_DIR, read_alias_table, resolve_model
 from coherence_metric.training.pointwise.recipe import load_pointwise_recipe
 
 from ..conftest import EXAMPLES_DIR, REPO_DIR

@@ -23,9 +23,9 @@ from typing import Dict, List, Optional, Tuple
 import pytest
 
 from coherence_metric import CheckpointError, CoherenceModel, CoherenceScorer, save_checkpoint
-from coherence_metric.backbone_parts import CACHE_ENV_VAR, PartSpec, PartsRecipe, fetch_backbone, store_folder
-from coherence_metric.backbones import PARTS_BACKBONES, resolve_backbone_folder
-from coherence_metric.checkpoint_config import BackboneSpec
+from coherence_metric.models.backbone_parts import CACHE_ENV_VAR, PartSpec, PartsRecipe, fetch_backbone, store_folder
+from coherence_metric.models.backbones import PARTS_BACKBONES, resolve_backbone_folder
+from coherence_metric.models.checkpoint_config import BackboneSpec
 
 from .cli_helpers import assert_one_line_error, invoke
 
@@ -242,7 +242,7 @@ def test_an_extracted_file_that_differs_from_its_pin_is_refused(recipe, store):
 
 
 def test_an_interrupted_fetch_leaves_no_folder(recipe, store, monkeypatch):
-    from coherence_metric import backbone_parts
+    from coherence_metric.models import backbone_parts
 
     real_extract = backbone_parts._extract
 
@@ -260,7 +260,7 @@ def test_a_killed_fetch_leaves_no_folder_a_lookup_would_take(recipe, store, mode
     """SIGKILL just before the rename: only a dot-named staging folder remains, which no lookup reads; the next
     fetch completes."""
     code = ("import os, signal, sys\n"
-            "from coherence_metric import backbone_parts\n"
+            "from coherence_metric.models import backbone_parts\n"
             "backbone_parts._install = lambda staging, final: os.kill(os.getpid(), signal.SIGKILL)\n"
             "from tests.coherence_metric.test_backbone_parts import _make_parts\n"
             "from pathlib import Path\n"

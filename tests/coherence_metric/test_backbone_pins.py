@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 
 from coherence_metric import CoherenceScorer
-from coherence_metric.backbones import (
+from coherence_metric.models.backbones import (
     PINNED_BACKBONE_FILES,
     backbone_is_pinned,
     packaged_backbone_folder,
     resolve_backbone_folder,
 )
-from coherence_metric.checkpoint_config import BackboneSpec, sha256_of_file
+from coherence_metric.models.checkpoint_config import BackboneSpec, sha256_of_file
 
 from .cli_helpers import invoke
 

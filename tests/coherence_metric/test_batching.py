@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from coherence_metric.batching import plan_batches
+from coherence_metric.scoring.batching import plan_batches
 
 
 def test_batches_cover_every_index_once_longest_first_within_both_budgets() -> None:
@@ -24,7 +24,7 @@ def test_without_a_count_limit_the_token_budget_alone_decides() -> None:
 
 def test_a_batch_holds_one_padded_length_set_by_each_sequence_alone() -> None:
     """Padding to the longest neighbour made a text's shape, hence its bf16 score, depend on the others."""
-    from coherence_metric.batching import padded_length
+    from coherence_metric.scoring.batching import padded_length
 
     lengths = [20, 17, 18, 129, 140, 144, 145, 9]
     batches = plan_batches(lengths, max_tokens=10_000, max_items=32, limit=256)

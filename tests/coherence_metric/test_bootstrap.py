@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from coherence_metric.bootstrap import paired_bootstrap
+from coherence_metric.statistics.bootstrap import paired_bootstrap
 
 
 def test_a_system_that_always_wins_has_a_win_rate_interval_of_one():

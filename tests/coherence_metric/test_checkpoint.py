@@ -16,7 +16,7 @@ from coherence_metric import (
     load_checkpoint,
     save_checkpoint,
 )
-from coherence_metric.checkpoint_config import CONFIG_NAME, FORMAT_VERSION
+from coherence_metric.models.checkpoint_config import CONFIG_NAME, FORMAT_VERSION
 
 TEXTS = [
     "The river rose slowly through the night. By morning the lower fields were under water.",
@@ -255,7 +255,7 @@ def test_an_edited_head_whose_entry_was_dropped_is_refused(bert_checkpoint, corr
 def test_the_fingerprint_covers_every_score_relevant_field(bert_checkpoint, key, value):
     from dataclasses import replace
 
-    from coherence_metric.checkpoint_config import read_checkpoint_config
+    from coherence_metric.models.checkpoint_config import read_checkpoint_config
 
     config = read_checkpoint_config(bert_checkpoint)
     section, _, field = key.partition(".")
@@ -272,7 +272,7 @@ def test_the_fingerprint_ignores_the_training_record(bert_checkpoint):
     """How a checkpoint was trained, and with which library versions, changes no score."""
     from dataclasses import replace
 
-    from coherence_metric.checkpoint_config import read_checkpoint_config
+    from coherence_metric.models.checkpoint_config import read_checkpoint_config
 
     config = read_checkpoint_config(bert_checkpoint)
     record = replace(config, training={"objective": "other"}, library_versions={"torch": "0"}, format_version=2)
@@ -299,7 +299,7 @@ def test_a_delta_over_unverified_backbone_weights_is_refused(tiny_bert_dir, tmp_
                                                                 "max_sentences": 8, "width": 16}),
 ], ids=["adapter", "sentence_scorer"])
 def test_an_adapter_or_a_sentence_term_without_a_backbone_hash_is_refused(bert_checkpoint, corrupt_copy, edit):
-    from coherence_metric.checkpoint_config import read_checkpoint_config
+    from coherence_metric.models.checkpoint_config import read_checkpoint_config
 
     folder = corrupt_copy(bert_checkpoint)
     _edit_config(folder, lambda data: (edit(data), data["backbone"].update(weights_sha256=None)))
@@ -318,7 +318,7 @@ def test_save_refuses_a_delta_over_a_backbone_without_a_hash(tiny_bert_dir, tmp_
 @pytest.mark.parametrize("listed", ["../outside.txt", "tokenizer/../../outside.txt", "ABSOLUTE"])
 def test_listed_paths_outside_the_folder_are_refused(bert_checkpoint, corrupt_copy, tmp_path, listed):
     """A listed path is read to be hashed: ``../`` or an absolute path would read any file on the machine."""
-    from coherence_metric.checkpoint_config import sha256_of_file
+    from coherence_metric.models.checkpoint_config import sha256_of_file
 
     folder = corrupt_copy(bert_checkpoint)
     outside = tmp_path / "outside.txt"

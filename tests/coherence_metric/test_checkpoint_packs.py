@@ -15,9 +15,10 @@ from pathlib import Path
 import coherence_metric_archive
 import pytest
 
-from coherence_metric import CheckpointError, CoherenceScorer, ModelNotFoundError, registry
-from coherence_metric.checkpoint_config import CONFIG_NAME
-from coherence_metric.registry import (
+from coherence_metric import CheckpointError, CoherenceScorer, ModelNotFoundError
+from coherence_metric.models import registry
+from coherence_metric.models.checkpoint_config import CONFIG_NAME
+from coherence_metric.models.registry import (
     PACKAGED_CHECKPOINTS_DIR,
     PACKS_GROUP,
     config_sha256,

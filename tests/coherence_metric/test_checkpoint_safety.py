@@ -17,9 +17,9 @@ import pytest
 import torch
 
 from coherence_metric import CheckpointError, CoherenceModel, CoherenceScorer, load_checkpoint, save_checkpoint
-from coherence_metric.backbones import packaged_backbone_folder
-from coherence_metric.checkpoint_config import hash_folder_files, read_checkpoint_config
-from coherence_metric.registry import PACKAGED_CHECKPOINTS_DIR
+from coherence_metric.models.backbones import packaged_backbone_folder
+from coherence_metric.models.checkpoint_config import hash_folder_files, read_checkpoint_config
+from coherence_metric.models.registry import PACKAGED_CHECKPOINTS_DIR
 
 from ..conftest import EXAMPLES_DIR
 
@@ -205,7 +205,7 @@ def test_a_file_swapped_right_after_its_hash_is_never_loaded(bert_checkpoint, co
                                                              swapped):
     """The loaders opened each file again after its sha256 was checked: a file replaced in between (a hard link and
     os.replace, atomic) was loaded unverified. Now the bytes hashed are the bytes loaded."""
-    from coherence_metric import checkpoint_config
+    from coherence_metric.models import checkpoint_config
 
     expected = CoherenceScorer(str(bert_checkpoint)).score(TEXTS).scores
     folder = corrupt_copy(bert_checkpoint)

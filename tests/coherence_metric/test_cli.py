@@ -88,7 +88,7 @@ def test_bad_input_files_fail_in_one_line(runner, bert_checkpoint, tmp_path, set
 
 
 def test_unknown_model_and_default_fail_in_one_line(runner, monkeypatch, tmp_path):
-    from coherence_metric import registry
+    from coherence_metric.models import registry
 
     result = invoke(runner, ["score", COHERENT, "--model", "./nowhere"])
     assert_one_line_error(result, "no checkpoint folder at ./nowhere")
@@ -192,7 +192,7 @@ def test_models_as_json(runner):
 
 
 def test_models_says_when_no_default_ships(runner, monkeypatch, tmp_path):
-    from coherence_metric import registry
+    from coherence_metric.models import registry
 
     monkeypatch.setattr(registry, "PACKAGED_CHECKPOINTS_DIR", tmp_path)
     result = invoke(runner, ["models"])
@@ -202,7 +202,7 @@ def test_models_says_when_no_default_ships(runner, monkeypatch, tmp_path):
 def test_a_broken_aliases_file_is_one_line(runner, monkeypatch, tmp_path):
     import shutil
 
-    from coherence_metric import registry
+    from coherence_metric.models import registry
 
     copy = tmp_path / "checkpoints"
     shutil.copytree(registry.PACKAGED_CHECKPOINTS_DIR, copy)

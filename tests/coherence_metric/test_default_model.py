@@ -14,9 +14,9 @@ import coherence_metric_archive
 import pytest
 
 from coherence_metric import CoherenceScorer
-from coherence_metric.checkpoint import remove_sentence_scorer
-from coherence_metric.checkpoint_config import read_checkpoint_config
-from coherence_metric.registry import DEFAULT_MODEL, PACKAGED_CHECKPOINTS_DIR, read_alias_table, resolve_model
+from coherence_metric.models.checkpoint import remove_sentence_scorer
+from coherence_metric.models.checkpoint_config import read_checkpoint_config
+from coherence_metric.models.registry import DEFAULT_MODEL, PACKAGED_CHECKPOINTS_DIR, read_alias_table, resolve_model
 from coherence_metric.training.pointwise.recipe import load_pointwise_recipe
 from coherence_metric.version import __version__
 
@@ -195,7 +195,7 @@ def test_the_student_is_the_committed_recipe_a_five_layer_cut_of_the_default_tau
 
 
 def test_the_student_loads_five_layers_and_its_example_scores_are_pinned() -> None:
-    from coherence_metric.layers import encoder_layers
+    from coherence_metric.models.layers import encoder_layers
 
     texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in STUDENT_PINNED_SCORES]
     scorer = CoherenceScorer(STUDENT_NAME)

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from coherence_metric import dtype_probe, runtime
-from coherence_metric.dtype_probe import BF16_MARGIN, cached_probe, choose_cpu_dtype, probe_key
+from coherence_metric.scoring import dtype_probe, runtime
+from coherence_metric.scoring.dtype_probe import BF16_MARGIN, cached_probe, choose_cpu_dtype, probe_key
 
 AVX512_ONLY = frozenset({"avx512f", "avx512_bf16"})
 

@@ -8,9 +8,9 @@ import pytest
 import torch
 
 from coherence_metric import CoherenceScorer, InputError
-from coherence_metric.explain import NO_TRANSITIONS, flag_lowest
-from coherence_metric.sentence_pass import SentenceEmbedder
-from coherence_metric.transitions import score_transitions
+from coherence_metric.analysis.explain import NO_TRANSITIONS, flag_lowest
+from coherence_metric.scoring.sentence_pass import SentenceEmbedder
+from coherence_metric.scoring.transitions import score_transitions
 
 RIVER = [
     "The river rose slowly through the night.",

@@ -7,9 +7,9 @@ import pytest
 
 from coherence_metric import CoherenceScorer
 from coherence_metric.results import CompareResult
-from coherence_metric.runtime import cpu_flags
+from coherence_metric.scoring.runtime import cpu_flags
 from coherence_metric.signature import Signature
-from coherence_metric.ties import TIE_TOLERANCE, tie_tolerance
+from coherence_metric.statistics.ties import TIE_TOLERANCE, tie_tolerance
 
 from ..conftest import TESTS_DIR
 

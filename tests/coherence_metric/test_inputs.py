@@ -7,7 +7,7 @@ import json
 import pytest
 
 from coherence_metric import InputError
-from coherence_metric.inputs import read_grouped_texts, read_texts
+from coherence_metric.inputs.files import read_grouped_texts, read_texts
 
 
 def test_doc_lines_paragraphs(tmp_path):
@@ -162,7 +162,7 @@ def test_a_named_pipe_is_read_like_process_substitution(tmp_path):
 
 
 def test_an_input_over_the_size_limit_is_refused(tmp_path, monkeypatch):
-    from coherence_metric import inputs
+    from coherence_metric.inputs import files as inputs
 
     monkeypatch.setattr(inputs, "MAX_INPUT_BYTES", 100)
     path = tmp_path / "big.txt"

@@ -16,9 +16,9 @@ from coherence_metric import (
     load_checkpoint,
     save_checkpoint,
 )
-from coherence_metric.checkpoint import set_local_term
-from coherence_metric.checkpoint_config import CONFIG_NAME, LAYER_CUT_FORMAT_VERSION, read_checkpoint_config
-from coherence_metric.layers import encoder_layers
+from coherence_metric.models.checkpoint import set_local_term
+from coherence_metric.models.checkpoint_config import CONFIG_NAME, LAYER_CUT_FORMAT_VERSION, read_checkpoint_config
+from coherence_metric.models.layers import encoder_layers
 
 TEXTS = ["The river rose slowly through the night. By morning the lower fields were under water.",
          "Farmers moved their animals to the hills. The road was closed before noon.", "A short one."]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from coherence_metric.registry import resolve_model
+from coherence_metric.models.registry import resolve_model
 
 
 @pytest.fixture

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from coherence_metric import CoherenceScorer
-from coherence_metric.checkpoint import load_checkpoint, set_local_term
 from coherence_metric.errors import CheckpointError, InputError
+from coherence_metric.models.checkpoint import load_checkpoint, set_local_term
 
 TEXTS = ["The cat sat on the mat. It purred. Then it slept.", "A short one.", "Rain fell. The roads flooded."]
 
@@ -63,7 +63,7 @@ def test_bad_weights_and_a_second_term_are_refused(bert_checkpoint, local_checkp
 def test_a_tampered_weight_is_refused(local_checkpoint, corrupt_copy):
     from safetensors.torch import load_file, save_file
 
-    from coherence_metric.checkpoint_config import hash_folder_files, read_checkpoint_config
+    from coherence_metric.models.checkpoint_config import hash_folder_files, read_checkpoint_config
 
     folder = corrupt_copy(local_checkpoint)
     tensors = load_file(str(folder / "head.safetensors"))

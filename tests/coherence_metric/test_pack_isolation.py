@@ -20,9 +20,9 @@ from typing import List
 import coherence_metric_archive
 import pytest
 
-from coherence_metric import registry
-from coherence_metric.checkpoint_config import CONFIG_NAME
-from coherence_metric.registry import PACKAGED_CHECKPOINTS_DIR, read_alias_table, resolve_model
+from coherence_metric.models import registry
+from coherence_metric.models.checkpoint_config import CONFIG_NAME
+from coherence_metric.models.registry import PACKAGED_CHECKPOINTS_DIR, read_alias_table, resolve_model
 
 from .cli_helpers import invoke
 

@@ -7,8 +7,8 @@ import pytest
 
 from coherence_metric import CoherenceModel, CoherenceScorer, save_checkpoint
 from coherence_metric import scorer as scorer_module
-from coherence_metric.profiling import STAGES, TRANSITION_PASS
-from coherence_metric.sentence_pass import SentenceEmbedder
+from coherence_metric.scoring.profiling import STAGES, TRANSITION_PASS
+from coherence_metric.scoring.sentence_pass import SentenceEmbedder
 
 SENTENCES = ["The river rose slowly through the night.", "By morning the lower fields were under water.",
              "Farmers moved their animals to the hills.", "The school opened its hall to the families.",

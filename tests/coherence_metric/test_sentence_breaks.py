@@ -7,7 +7,7 @@ import json
 import pytest
 
 from coherence_metric import CoherenceScorer
-from coherence_metric.sentence_breaks import (
+from coherence_metric.analysis.sentence_breaks import (
     COHESION,
     DUPLICATION,
     EVIDENCE,

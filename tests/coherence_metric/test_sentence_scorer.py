@@ -11,10 +11,10 @@ import torch
 from safetensors.torch import load_file, save_file
 
 from coherence_metric import CheckpointError, CoherenceModel, CoherenceScorer, InputError, load_checkpoint
-from coherence_metric.checkpoint import add_sentence_scorer, remove_sentence_scorer
-from coherence_metric.checkpoint_config import CONFIG_NAME, HEAD_FILE, read_checkpoint_config
-from coherence_metric.sentence_pass import SentenceEmbedder, adjacent_cosines
-from coherence_metric.sentence_scorer import SentenceLevelScorer, SentenceScorerShape, window_starts
+from coherence_metric.models.checkpoint import add_sentence_scorer, remove_sentence_scorer
+from coherence_metric.models.checkpoint_config import CONFIG_NAME, HEAD_FILE, read_checkpoint_config
+from coherence_metric.models.sentence_scorer import SentenceLevelScorer, SentenceScorerShape, window_starts
+from coherence_metric.scoring.sentence_pass import SentenceEmbedder, adjacent_cosines
 
 DOCUMENTS = [
     ["The river rose slowly through the night.", "By morning the lower fields were under water.",

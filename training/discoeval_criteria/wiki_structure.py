@@ -17,7 +17,7 @@ Heading heuristic (:func:`is_heading`): a line is a heading when all of these ho
 4. no word is an auxiliary or copula ("is", "was", "has", "can", ...) or a subject pronoun ("he", "they",
    ...): those make a clause, and headings are noun phrases; this is what separates "Later life." from
    "He died in 1910.";
-5. the project splitter (:mod:`coherence_metric.sentences`) sees one sentence in it (no sentence-internal
+5. the project splitter (:mod:`coherence_metric.inputs.sentences`) sees one sentence in it (no sentence-internal
    period: "Vast. The following ..." is two sentences), abbreviations such as "U.S." or "St." allowed;
 6. it is not the article's last line (WikiExtractor writes a heading only before content).
 
@@ -53,8 +53,8 @@ from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence
 
 from coherence_metric.errors import InputError
+from coherence_metric.inputs.sentences import split_sentences
 from coherence_metric.research.corpora.wiki import FILE_PATTERN, SOURCE, read_wiki_pages
-from coherence_metric.sentences import split_sentences
 
 HEADING_MAX_WORDS = 10
 FRAGMENT_MAX_WORDS = 3

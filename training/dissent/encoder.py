@@ -23,8 +23,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from coherence_metric.checkpoint_config import sha256_of_file
 from coherence_metric.errors import InputError
+from coherence_metric.models.checkpoint_config import sha256_of_file
 
 from ..wordvec import WordVectors
 from .finetune import PairTransformer

@@ -46,7 +46,7 @@ class PairTransformer(nn.Module):
         """Load a backbone and its tokenizer from a local folder, installed package or the HF cache."""
         from transformers import AutoModel, AutoTokenizer
 
-        from coherence_metric.quiet import quiet_transformers
+        from coherence_metric.models.quiet import quiet_transformers
 
         from ..model_setup import backbone_folder
 

@@ -8,7 +8,7 @@ from typing import Dict
 import torch
 from torch import nn
 
-from coherence_metric.model import CoherenceModel, pool
+from coherence_metric.models.model import CoherenceModel, pool
 
 
 @torch.no_grad()

@@ -17,9 +17,9 @@ from typing import Any, List, Optional, Sequence, Tuple
 import torch
 from torch import nn
 
-from coherence_metric.batching import pad_batch, plan_batches
-from coherence_metric.model import CoherenceModel, pool
-from coherence_metric.runtime import autocast_context
+from coherence_metric.models.model import CoherenceModel, pool
+from coherence_metric.scoring.batching import pad_batch, plan_batches
+from coherence_metric.scoring.runtime import autocast_context
 
 
 def sentence_token_ids(tokenizer: Any, sentences: Sequence[str], max_length: int) -> Tuple[List[int], List[int]]:

@@ -9,8 +9,8 @@ or ruled out. Nothing here reads a test set.
         --weights 0,0.25,0.5,0.75 --out runs/dev-report.json
 
 A checkpoint's global score (the whole text) and its transitions (each adjacent pair scored alone) are computed once;
-each weight w mixes them as the local term does (``coherence_metric.local_term.mix``), so a weight is chosen before
-it is written into a checkpoint (``coherence_metric.checkpoint.set_local_term``).
+each weight w mixes them as the local term does (``coherence_metric.scoring.local_term.mix``), so a weight is chosen
+before it is written into a checkpoint (``coherence_metric.models.checkpoint.set_local_term``).
 
 Issue 52 adds, beside the older checks: extractive texts against the lead and a shuffle (``extractive``), first
 sentence / third / half against the whole per length band (``bands``: the short check texts, and long texts: the
@@ -32,7 +32,6 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from coherence_metric.local_term import adjacent_pairs, group_by_owner, mix
 from coherence_metric.research.datasets.ratings import (
     DEV_SELECT,
     HANNA,
@@ -44,6 +43,7 @@ from coherence_metric.research.datasets.ratings import (
     word_count,
 )
 from coherence_metric.research.documents import Document
+from coherence_metric.scoring.local_term import adjacent_pairs, group_by_owner, mix
 
 from ..config import read_recipe_mapping
 from .dev_checks import (

@@ -18,12 +18,12 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 import torch
 from torch import nn
 
-from coherence_metric.batching import plan_batches
-from coherence_metric.checkpoint import save_checkpoint
 from coherence_metric.errors import InputError
-from coherence_metric.model import CoherenceModel
-from coherence_metric.runtime import autocast_context
-from coherence_metric.transition_model import TransitionModel
+from coherence_metric.models.checkpoint import save_checkpoint
+from coherence_metric.models.model import CoherenceModel
+from coherence_metric.scoring.batching import plan_batches
+from coherence_metric.scoring.runtime import autocast_context
+from coherence_metric.scoring.transition_pass import TransitionModel
 
 from ..checks import refuse_failed
 from ..evaluation import score_documents
@@ -160,8 +160,8 @@ def ranking_auc(positive: Sequence[float], negative: Sequence[float]) -> float:
 def load_score_teacher(name: str, student: CoherenceModel) -> CoherenceModel:
     """The frozen, eval-mode document model of checkpoint ``name``; it must stand on the student's backbone (same
     weights sha256, so the same tokenizer reads both) and score with the document pass alone."""
-    from coherence_metric.checkpoint import load_checkpoint
-    from coherence_metric.registry import resolve_model
+    from coherence_metric.models.checkpoint import load_checkpoint
+    from coherence_metric.models.registry import resolve_model
 
     teacher = load_checkpoint(resolve_model(name, local_files_only=True).folder).model
     if teacher.backbone_spec.weights_sha256 != student.backbone_spec.weights_sha256:

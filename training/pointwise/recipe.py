@@ -119,8 +119,8 @@ def build_model(recipe: PointwiseRecipe) -> Tuple[Any, Any]:
     import torch
     from transformers import AutoTokenizer
 
-    from coherence_metric.checkpoint_config import BackboneSpec, sha256_of_file
-    from coherence_metric.model import CoherenceModel
+    from coherence_metric.models.checkpoint_config import BackboneSpec, sha256_of_file
+    from coherence_metric.models.model import CoherenceModel
 
     from ..model_setup import backbone_folder, freeze, start_from_checkpoint
 

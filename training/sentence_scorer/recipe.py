@@ -13,10 +13,10 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from coherence_metric.checkpoint import add_sentence_scorer, remove_sentence_scorer
-from coherence_metric.checkpoint_config import read_checkpoint_config
-from coherence_metric.sentence_pass import SentenceEmbedder
-from coherence_metric.sentence_scorer import SentenceLevelScorer, SentenceScorerShape
+from coherence_metric.models.checkpoint import add_sentence_scorer, remove_sentence_scorer
+from coherence_metric.models.checkpoint_config import read_checkpoint_config
+from coherence_metric.models.sentence_scorer import SentenceLevelScorer, SentenceScorerShape
+from coherence_metric.scoring.sentence_pass import SentenceEmbedder
 
 from ..checks import refuse_failed
 from ..config import build_family_recipe, read_recipe_mapping
@@ -70,7 +70,7 @@ class SentenceScorerData:
 
 @dataclass
 class SentenceScorerModel:
-    """``model:``: the term's sizes (:class:`~coherence_metric.sentence_scorer.SentenceScorerShape`), its dropout
+    """``model:``: the term's sizes (:class:`~coherence_metric.models.sentence_scorer.SentenceScorerShape`), its dropout
     and the initial weight of its adjacent-cosine part."""
 
     width: int = 128
@@ -135,8 +135,8 @@ class SentenceScorerRun:
     """One recipe's run: data, base checkpoint, epochs, weight choice, and the written checkpoint."""
 
     def __init__(self, recipe: SentenceScorerRecipe) -> None:
-        from coherence_metric.backbones import resolve_backbone_folder
-        from coherence_metric.registry import resolve_model
+        from coherence_metric.models.backbones import resolve_backbone_folder
+        from coherence_metric.models.registry import resolve_model
         from coherence_metric.scorer import CoherenceScorer
 
         self.recipe = recipe

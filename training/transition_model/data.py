@@ -4,8 +4,9 @@ The sampled training documents become one table of sentences; a window is a run 
 of three ways as the localisation benchmark corrupts its held-out documents (an intruded sentence, a moved one, a
 swapped adjacent pair; ``coherence_metric.research.localisation_sets``) or left intact, with one label per boundary: 1
 where the two sentences followed each other in the document, 0 where they did not. Each boundary becomes one
-(context, next sentence) pair (:func:`coherence_metric.transition_model.boundary_pairs`). Intruders follow INSteD's
-rule (:class:`~coherence_metric.research.datasets.intrusion.IntruderFinder`: the most similar sentence of another
+(context, next sentence) pair (:func:`coherence_metric.scoring.transition_pass.boundary_pairs`). Intruders follow
+INSteD's rule (:class:`~coherence_metric.research.datasets.intrusion.IntruderFinder`: the most similar sentence of
+another
 training document), found once per document position.
 """
 
@@ -18,7 +19,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from coherence_metric.research.datasets.intrusion import IntruderFinder
 from coherence_metric.research.localisation_sets import new_adjacencies
-from coherence_metric.transition_model import boundary_pairs
+from coherence_metric.scoring.transition_pass import boundary_pairs
 
 logger = logging.getLogger("coherence_metric.training")
 

@@ -1,7 +1,8 @@
 """``family: transition_model`` recipes: train the model behind ``explain``'s ``transition-model`` mechanism.
 
-The model (:mod:`coherence_metric.transition_model`) cross-encodes (the two sentences before a boundary, the sentence
-after it) with all-MiniLM-L6-v2 and a linear head. Each step draws boundaries from freshly corrupted windows of the
+The model (:mod:`coherence_metric.scoring.transition_pass`) cross-encodes (the two sentences before a boundary, the
+sentence after it) with all-MiniLM-L6-v2 and a linear head. Each step draws boundaries from freshly corrupted windows
+of the
 training documents (:mod:`.data`): every broken boundary of a window and as many intact ones, with a logistic loss
 (1: the sentences followed each other in the document, 0: they did not). Every ``eval_every`` steps the model is read
 on the localisation recipe built from the news corpora's *dev* documents (never the test split), the best step by
@@ -20,8 +21,8 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 import torch
 
 from coherence_metric.errors import InputError
-from coherence_metric.runtime import autocast_context
-from coherence_metric.transition_model import PAIR_MAX_LENGTH, encode_pairs, transition_values
+from coherence_metric.scoring.runtime import autocast_context
+from coherence_metric.scoring.transition_pass import PAIR_MAX_LENGTH, encode_pairs, transition_values
 
 from ..checks import refuse_failed
 from ..config import build_family_recipe, read_recipe_mapping
@@ -180,8 +181,8 @@ def build_transition_model(seed: int, folder: Optional[Path] = None,
     records so that it loads over the installed backbone."""
     from transformers import AutoTokenizer
 
-    from coherence_metric.checkpoint_config import BackboneSpec, sha256_of_file
-    from coherence_metric.model import CoherenceModel
+    from coherence_metric.models.checkpoint_config import BackboneSpec, sha256_of_file
+    from coherence_metric.models.model import CoherenceModel
 
     from ..model_setup import backbone_folder, freeze
 
@@ -244,10 +245,10 @@ class TransitionRun:
             handle.write(line)
 
     def _save_best(self, model: Any, tokenizer: Any, step: int, measured: Dict[str, Any]) -> None:
-        from coherence_metric.checkpoint import save_checkpoint
+        from coherence_metric.models.checkpoint import save_checkpoint
 
         training = {"recipe": asdict(self.recipe), "step": step, "dev_localisation": measured,
-                    "input": "boundary pairs (coherence_metric.transition_model.boundary_pairs)"}
+                    "input": "boundary pairs (coherence_metric.scoring.transition_pass.boundary_pairs)"}
         replace_directory(self.out / BEST_DIR, lambda folder: save_checkpoint(
             model, folder, tokenizer=tokenizer, flavour="delta", delta_dtype=torch.bfloat16, training=training,
             overwrite=True))

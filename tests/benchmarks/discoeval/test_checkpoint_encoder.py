@@ -24,7 +24,7 @@ def test_a_checkpoint_backbone_encodes_like_the_backbone_it_holds(bert_checkpoin
 
 
 def test_the_signature_follows_the_checkpoint_files(bert_checkpoint: Path, corrupt_copy) -> None:
-    from coherence_metric.checkpoint_config import read_checkpoint_config
+    from coherence_metric.models.checkpoint_config import read_checkpoint_config
 
     encoder = resolve_encoder(f"checkpoint:{bert_checkpoint}:layer=1")
     assert encoder.signature.startswith(f"checkpoint:{read_checkpoint_config(bert_checkpoint).fingerprint()}|layer=1")

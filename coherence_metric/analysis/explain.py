@@ -1,0 +1,202 @@
+"""Where a text breaks: per text, its sentences, one score per transition, the sentences that break it and why.
+
+``CoherenceScorer.explain`` is a thin method over :func:`explain`. The numbers per transition come from one of the
+mechanisms of :mod:`coherence_metric.analysis.mechanisms` (the checkpoint's local term where it has one, else the
+fallback the localisation benchmark chose); the result names it, and so does its signature (``trans:NAME``).
+Transition values are comparable within a text and across texts scored with the same signature; they are on the
+mechanism's own scale, not the text score's.
+
+Per sentence, :mod:`coherence_metric.analysis.sentence_breaks` gives the evidence of each kind of break (cohesion,
+duplication, relevance) and how much the sentence lowers the text's score when it is added to the sentences before
+it (``score_drop``: the text's score is the first sentence's minus the drops); a sentence is flagged only where one
+kind is beyond its threshold, set on dev data so that few sentences of texts people rate fully coherent are flagged,
+and where it lowers the score; the flag names the kind. ``flagged`` caps the flags per text; a coherent text can come
+back with none (``note``: ``no break found``).
+
+A text of one sentence has no transition: its ``transitions`` and ``flagged`` are empty and ``note`` says so; no
+number is made up for it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Union
+
+from ..errors import InputError
+from ..inputs.containers import as_text_list
+from ..inputs.texts import normalise_documents, sentences_of
+from ..signature import Signature
+from .mechanisms import AUTO, FALLBACK, mechanism_label, resolve_mechanism, run_mechanism
+from .sentence_breaks import (
+    THRESHOLDS,
+    SentenceFlag,
+    flag_sentences,
+    prefix_scores,
+    sentence_evidence,
+    similarity_matrices,
+)
+
+#: Sentences flagged per text at most, by default: the one beyond a threshold by most (a cap, not a quota).
+DEFAULT_FLAGGED = 1
+NO_TRANSITIONS = "one sentence: no transitions to score"
+NO_BREAK = "no break found"
+
+
+@dataclass(frozen=True)
+class TextExplanation:
+    """One text explained.
+
+    Attributes:
+        sentences: the text's sentences (as given, or as the package's splitter cut the string).
+        transitions: ``transitions[i]`` scores the boundary between ``sentences[i]`` and ``sentences[i + 1]``;
+            higher reads as more coherent. Empty for a one-sentence text.
+        flagged: indices into ``transitions`` of the transitions into the flagged sentences, the strongest flag
+            first (a flagged first sentence has no transition into it). Empty when nothing is flagged.
+        score: the text's overall score, as ``CoherenceScorer.score`` gives it.
+        evidence: per sentence, its evidence of each kind of break and its drop of the score
+            (``sentence_breaks.EVIDENCE``; None where a kind cannot be read, as for the first sentence's cohesion).
+        flags: the flagged sentences, the strongest first: each with its index, kind and margin beyond the
+            threshold (in units of the kind's dev spread).
+    """
+
+    sentences: List[str]
+    transitions: List[float]
+    flagged: List[int]
+    score: float
+    evidence: List[Dict[str, Optional[float]]] = field(default_factory=list)
+    flags: List[SentenceFlag] = field(default_factory=list)
+
+    @property
+    def note(self) -> Optional[str]:
+        """Why a text has no transition scores (one sentence), or that nothing in it is flagged; else None."""
+        if not self.transitions:
+            return NO_TRANSITIONS
+        return NO_BREAK if not self.flags else None
+
+    @property
+    def weakest(self) -> Optional[int]:
+        """The index of the transition into the strongest flagged sentence, or None (nothing flagged there)."""
+        return self.flagged[0] if self.flagged else None
+
+    @property
+    def kinds(self) -> List[Optional[str]]:
+        """Per sentence, the kind of break it is flagged for, or None."""
+        by_index = {flag.index: flag.kind for flag in self.flags}
+        return [by_index.get(index) for index in range(len(self.sentences))]
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Plain-Python form: per transition its value; per sentence its evidence of each kind, flag and kind."""
+        kinds = self.kinds
+        data: Dict[str, Any] = {
+            "sentences": list(self.sentences),
+            "transitions": list(self.transitions),
+            "flagged": list(self.flagged),
+            "score": self.score,
+            "per_sentence": [{"evidence": dict(self.evidence[index]) if index < len(self.evidence) else {},
+                              "flagged": kinds[index] is not None, "kind": kinds[index]}
+                             for index in range(len(self.sentences))],
+            "flags": [{"sentence": flag.index, "kind": flag.kind, "margin": flag.margin} for flag in self.flags],
+        }
+        if self.note:
+            data["note"] = self.note
+        return data
+
+
+@dataclass(frozen=True)
+class ExplainResult:
+    """Per-transition scores of a list of texts, in input order.
+
+    Attributes:
+        texts: one ``TextExplanation`` per input text.
+        mechanism: what produced the transition values (``local-term``, ``pair-alone``, ``cut-drop``, ``window``,
+            ``adjacent-cosine``, ``transition-model``, ``transition-cosine``).
+        signature: the scorer's signature naming the mechanism (``trans:NAME``; ``trans:transition-model:NAME@FP``
+            and ``trans:transition-cosine:NAME@FP`` with the transition model's name and fingerprint).
+    """
+
+    texts: List[TextExplanation]
+    mechanism: str
+    signature: Signature
+
+    @property
+    def n_without_transitions(self) -> int:
+        """Texts of one sentence, which have no transitions."""
+        return sum(1 for text in self.texts if not text.transitions)
+
+    def to_dict(self) -> Dict[str, Any]:
+        """Plain-Python form (for JSON, logging or a results table)."""
+        return {
+            "mechanism": self.mechanism,
+            "texts": [text.to_dict() for text in self.texts],
+            "n_without_transitions": self.n_without_transitions,
+            "n_flagged": sum(len(text.flags) for text in self.texts),
+            "flag_thresholds": dict(THRESHOLDS),
+            "signature": str(self.signature),
+        }
+
+    def to_json(self, **kwargs: Any) -> str:
+        """JSON text of ``to_dict()``; keyword arguments go to ``json.dumps``."""
+        return json.dumps(self.to_dict(), **kwargs)
+
+
+def flag_lowest(values: List[float], count: int) -> List[int]:
+    """Indices of the ``count`` lowest values, lowest first (earlier index on ties), never all of them: flagging
+    every transition of a text would point nowhere, so a text of one transition gets none flagged."""
+    keep = min(count, len(values) - 1)
+    if keep <= 0:
+        return []
+    return sorted(range(len(values)), key=lambda index: (values[index], index))[:keep]
+
+
+def explain(scorer: Any, texts: Union[str, Iterable[Any]], mechanism: str = AUTO,
+            flagged: int = DEFAULT_FLAGGED) -> ExplainResult:
+    """Score each transition of each text, read each sentence's evidence of a break, and flag the sentences beyond a
+    threshold (``CoherenceScorer.explain``).
+
+    Args:
+        scorer: a ``CoherenceScorer``.
+        texts: a string, or a list of texts, each a string or a list of sentences.
+        mechanism: ``auto`` (the checkpoint's local term where it has one, else the measured fallback,
+            ``transition-cosine``) or one of ``local-term``, ``pair-alone``, ``cut-drop``, ``window``,
+            ``adjacent-cosine``, ``transition-model``, ``transition-cosine``. The flags' cohesion evidence is always
+            ``transition-cosine``'s, the scale its threshold was set on.
+        flagged: the most sentences flagged per text (a cap: a text with nothing beyond a threshold gets none).
+
+    Returns:
+        An ExplainResult naming the mechanism, in input order.
+
+    Raises:
+        InputError: an empty or badly typed text, an unknown mechanism, or ``flagged`` below 1.
+    """
+    if isinstance(flagged, bool) or not isinstance(flagged, int) or flagged < 1:
+        raise InputError(f"flagged must be a positive integer, got {flagged!r}")
+    documents = as_text_list(texts)
+    normalise_documents(documents)  # the same checks and messages as score()
+    resolved = resolve_mechanism(scorer, mechanism)
+    sentence_lists = [sentences_of(document) for document in documents]
+    values = run_mechanism(scorer, resolved, sentence_lists)
+    calibrated = values if resolved == FALLBACK else run_mechanism(scorer, FALLBACK, sentence_lists)
+    scores = scorer.score(documents).scores
+    similarity = similarity_matrices(scorer, sentence_lists)
+    prefixes = prefix_scores(scorer, sentence_lists)
+    explained = []
+    for sentences, row, cohesion_row, score, matrix, prefix in zip(sentence_lists, values, calibrated, scores,
+                                                                   similarity, prefixes):
+        evidence = sentence_evidence(sentences, cohesion_row, matrix, prefix)
+        flags = flag_sentences(evidence, cap=flagged) if len(sentences) > 1 else []
+        into = [flag.index - 1 for flag in flags if flag.index > 0]
+        explained.append(TextExplanation(sentences, row, into, score, evidence, flags))
+    return ExplainResult(explained, resolved, scorer.signature.with_transitions(mechanism_label(resolved)))
+
+
+def check_has_transitions(result: ExplainResult, name: str) -> None:
+    """Refuse a result in which no text has a transition (every text one sentence), naming the input.
+
+    Raises:
+        InputError: every text of ``name`` has one sentence.
+    """
+    if result.texts and result.n_without_transitions == len(result.texts):
+        count = len(result.texts)
+        raise InputError(f"{name}: {'the text has' if count == 1 else f'all {count} texts have'} one sentence: there "
+                         "are no transitions to score (split texts into sentences, or pick another -i format)")
