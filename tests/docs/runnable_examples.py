@@ -240,6 +240,33 @@ def _rewrite(path: Path, replacements: List[Tuple[Tuple[int, int], str]]) -> Non
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+#: Marks an output block that cannot run in the tests (a GPU, a Ray cluster): ``<!-- not-runnable: why -->``.
+NOT_RUNNABLE = "<!-- not-runnable:"
+
+
+def unmarked_outputs(path: Path) -> List[str]:
+    """The blocks of ``path`` that show a command's output but are no runnable example: a ``console`` or ``text``
+    block, or a plain block whose first line is a ``$ command``, not right after ``<!-- runnable -->``,
+    ``<!-- output -->`` or ``<!-- not-runnable: why -->``. Such a block goes stale when a score moves."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    found = []
+    index = 0
+    while index < len(lines):
+        fence = _FENCE.match(lines[index])
+        if not fence:
+            index += 1
+            continue
+        end = _fence_end(lines, index)
+        body = [line for line in lines[index + 1:end] if line.strip()]
+        shows_output = fence.group(1) in ("console", "text") or (not fence.group(1) and body
+                                                                 and body[0].startswith("$ "))
+        before = next((line.strip() for line in reversed(lines[:index]) if line.strip()), "")
+        if shows_output and before not in (RUNNABLE, OUTPUT) and not before.startswith(NOT_RUNNABLE):
+            found.append(f"{path.relative_to(ROOT).as_posix()}:{index + 1}")
+        index = end + 1
+    return found
+
+
 def documented_files() -> List[Path]:
     """Every Markdown file whose examples are checked: README.md and the pages under docs/."""
     return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .runnable_examples import ROOT, documented_files, find_examples, outputs_match, run_file
+from .runnable_examples import ROOT, documented_files, find_examples, outputs_match, run_file, unmarked_outputs
 
 PAGES = [path for path in documented_files() if find_examples(path)]
 #: The README's examples (what `make demo` prints) run in `make test`; the other pages' take 20 s to 4 min each on
@@ -57,3 +57,20 @@ def test_a_failing_command_is_reported_with_its_exit_status(tmp_path):
     page.write_text("<!-- runnable -->\n```console\n$ coherence-metric score no-such-file.txt\n```\n", encoding="utf-8")
     (failure,) = run_file(page)
     assert "exit status 2" in failure.message and "no-such-file.txt: no such file" in failure.message
+
+
+def test_every_output_the_docs_show_is_a_runnable_example():
+    """An output typed into a page goes stale when a score moves (docs/diagnostics.md showed the 0.2.0 default's
+    output under 0.8.0, issue 57): every shown output is run and compared, or says why it cannot be."""
+    assert [block for path in documented_files() for block in unmarked_outputs(path)] == []
+
+
+def test_the_output_check_finds_a_typed_output(tmp_path, monkeypatch):
+    import tests.docs.runnable_examples as module
+
+    monkeypatch.setattr(module, "ROOT", tmp_path)
+    page = tmp_path / "page.md"
+    page.write_text("Run it:\n\n```console\n$ coherence-metric score a.txt\n0.1234\n```\n\n<!-- runnable -->\n"
+                    "```console\n$ echo hi\nhi\n```\n\n<!-- not-runnable: needs a GPU -->\n```text\nfast\n```\n"
+                    "\n```\n$ make demo\n```\n", encoding="utf-8")
+    assert unmarked_outputs(page) == ["page.md:3", "page.md:19"]
