@@ -1,5 +1,6 @@
-"""The transition model: per boundary of a text, a trained reading of whether the next sentence follows
-(``explain``'s ``transition-model`` mechanism).
+"""The transition pass: per boundary of a text, the transition model's trained reading of whether the next sentence
+follows (``explain``'s ``transition-model`` mechanism, and a checkpoint's transition term); the model is loaded here,
+once per process, from its checkpoint folder (:mod:`coherence_metric.models.transition_registry`).
 
 Why a model of its own: a document checkpoint is trained to score whole texts, and read on two sentences alone it
 mostly scores each sentence's own quality, not the link between them (``pair-alone`` put its lowest transition on the
