@@ -71,8 +71,8 @@ docs: $(STAMP)
 docs-examples: $(STAMP)
 	$(PY) -m tests.docs.runnable_examples --update
 
-# Rewrite the numbers of README.md and docs/index.md from benchmarks/reports/ (after a benchmark run that moves them;
-# tests/benchmarks/test_landing.py fails until this is run).
+# Rewrite the numbers of README.md, docs/index.md and MODELS.md's model cards from benchmarks/reports/ (after a
+# benchmark run that moves them; tests/benchmarks/test_landing.py fails until this is run).
 tables: $(STAMP)
 	$(PY) -m coherence_metric.benchmarks.reporting.landing
 

@@ -1,0 +1,536 @@
+"""The numbers of MODELS.md's model cards, generated from the benchmark reports (issue 57, items 4 and 5).
+
+A card's table holds what was measured once after the checkpoint was chosen (SummEval's experts, human-judged pairs,
+SummEval's own summaries, the paper's test sets and probes, speed), beside the checkpoint it is read against and the
+release targets it was held to, every cell read from ``benchmarks/reports/<checkpoint>/*.json``. The blocks:
+
+- ``card-<checkpoint>``: a scoring checkpoint's table (``CARDS`` names what it is read against and its targets; a
+  checkpoint not in ``CARDS`` gets its own column alone); for the transition model (``TRANSITION_MODEL``), its
+  localisation numbers;
+- ``paper-suite``: the paper's test sets and probes of every card checkpoint that ran them and of the past defaults
+  the opt-ins are read against, beside the paper.
+
+``typed_numbers`` finds a measured number typed into a page's prose instead (outside every generated block), which
+tests/benchmarks/test_model_cards.py refuses for MODELS.md: each number lives in one place, its report.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass, field
+from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Union
+
+from .report_reader import (
+    ACCURATE,
+    BASELINES,
+    DEFAULT,
+    HUMAN_SET_NAMES,
+    HUMAN_SETS,
+    LandingError,
+    Reports,
+    human_sets,
+    order_truncation,
+    per_set,
+    speed_report,
+    with_interval,
+)
+
+#: The opt-in checkpoints with a card in MODELS.md, and the past defaults they are read against.
+STUDENT = "cm-minilm-l5-joint-boundary-2026.11"
+WITH_TRANSITIONS = "cm-minilm-joint-long-tm-2026.11"
+DEFAULT_0_7 = "cm-minilm-joint-boundary-2026.11"
+DEFAULT_0_4 = "cm-minilm-joint-long-2026.11"
+#: The transition model behind `explain`, and the localisation run that measured it on the test split (the 0.6.0
+#: default's run, the first whose report holds the model alone and `explain`'s fallback side by side).
+TRANSITION_MODEL = "tm-minilm-2026.11"
+LOCALISATION_RUN = (DEFAULT_0_4, "localisation.json")
+#: Where the GPU speed runs are (one JSON per run, rows per checkpoint, length, batch and dtype).
+GPU_SPEED_FOLDER = "gpu-speed"
+#: A card block: ``card-<checkpoint>``.
+CARD_PREFIX = "card-"
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One cell: the text shown, and what a target reads (value, lower end, per-set values, a second number)."""
+
+    text: str
+    value: Optional[float] = None
+    low: Optional[float] = None
+    values: Tuple[float, ...] = ()
+    baseline: Tuple[float, ...] = ()
+    extra: Optional[float] = None
+
+
+#: A target's test: (this checkpoint's measure, the compared checkpoint's or None) -> met.
+Check = Callable[[Measure, Optional[Measure]], bool]
+
+
+@dataclass(frozen=True)
+class Target:
+    text: str
+    met: Check
+
+
+@dataclass(frozen=True)
+class Card:
+    """What a checkpoint's card table reads it against: another checkpoint and a set of release targets."""
+
+    compare: Optional[str] = None
+    compare_label: str = ""
+    targets_name: str = ""
+    targets: Mapping[str, Sequence[Target]] = field(default_factory=dict)
+
+
+def _at_least(threshold: float) -> Check:
+    return lambda measure, compared: measure.value is not None and measure.value >= threshold
+
+
+def _at_most(threshold: float) -> Check:
+    return lambda measure, compared: measure.value is not None and measure.value <= threshold
+
+
+def _interval_above(threshold: float, low: float) -> Check:
+    return lambda measure, compared: (measure.value is not None and measure.value >= threshold
+                                      and measure.low is not None and measure.low > low)
+
+
+def _above_baseline(measure: Measure, compared: Optional[Measure]) -> bool:
+    return bool(measure.values) and all(value > base for value, base in zip(measure.values, measure.baseline))
+
+
+def _gap_within(limit: float) -> Check:
+    return lambda measure, compared: measure.extra is not None and abs(measure.extra) <= limit
+
+
+def _within_of_compared(points: float) -> Check:
+    return lambda measure, compared: (compared is not None and measure.value is not None
+                                      and compared.value is not None and measure.value >= compared.value - points)
+
+
+#: The release targets of issue 41 (for the 0.3.0-0.8.0 defaults and the MiniLM opt-ins).
+ISSUE_41: Mapping[str, Sequence[Target]] = {
+    "summary_rho": (Target("≥ 0.40, lower end > 0.33", _interval_above(0.40, 0.33)),),
+    "human": (Target("≥ 62", _at_least(62.0)),),
+    "length_matched": (Target("above word count on each set", _above_baseline),),
+    "first_whole": (Target("≤ 60%", _at_most(60.0)), Target("gap within 0.5 sd", _gap_within(0.5))),
+    "wsj": (Target("≥ 90", _at_least(90.0)),),
+    "news": (Target("≥ 90", _at_least(90.0)),),
+    "insted": (Target("≥ 64.6", _at_least(64.6)),),
+    "lowest_probe": (Target("none below 50", _at_least(50.0)),),
+    "cpu_speed": (Target("≥ 60x the reference", _at_least(60.0)),),
+}
+#: The ship rule of issue 52 (the accurate tier).
+ISSUE_52: Mapping[str, Sequence[Target]] = {
+    "summary_rho": (Target("≥ 0.45, lower end > 0.40", _interval_above(0.45, 0.40)),),
+    "system_tau": (Target("≥ 0.60", _at_least(0.60)),),
+    "human": (Target("≥ 64", _at_least(64.0)),),
+    "own_shuffle": (Target("≥ 85%", _at_least(85.0)),),
+    "first_whole": (Target("≤ 55%", _at_most(55.0)),),
+    "wsj": (Target("within 2 points of the default", _within_of_compared(2.0)),),
+    "news": (Target("within 2 points of the default", _within_of_compared(2.0)),),
+    "lowest_probe": (Target("none below 50", _at_least(50.0)),),
+    "cpu_speed": (Target("≥ 8x the reference", _at_least(8.0)),),
+}
+
+CARDS: Mapping[str, Card] = {
+    DEFAULT: Card(DEFAULT_0_7, "0.7.0 default", "issue 41", ISSUE_41),
+    ACCURATE: Card(DEFAULT, "the default", "issue 52", ISSUE_52),
+    STUDENT: Card(DEFAULT_0_7, "0.7.0 default, its teacher", "issue 41", ISSUE_41),
+    WITH_TRANSITIONS: Card(DEFAULT_0_4, "its base, the 0.4.0 default", "issue 41", ISSUE_41),
+}
+
+
+# --- the rows of a card ---------------------------------------------------------------------------------------------
+
+def _cell(cell: Mapping[str, Any], digits: int = 3, scale: float = 1.0) -> Measure:
+    interval = cell.get("interval") or [None, None]
+    value = float(cell.get("value", cell.get("accuracy"))) * scale
+    return Measure(with_interval(cell, digits, scale), value, None if interval[0] is None else interval[0] * scale)
+
+
+def _summeval(reports: Reports, checkpoint: str) -> Optional[Mapping[str, Any]]:
+    if not reports.exists(checkpoint, "summeval-correlation.json"):
+        return None
+    return reports.row(checkpoint, "summeval-correlation.json", checkpoint)
+
+
+def _human(reports: Reports, checkpoint: str) -> Optional[Mapping[str, Any]]:
+    if not reports.exists(checkpoint, "human-dev.json"):
+        return None
+    return reports.row(checkpoint, "human-dev.json", checkpoint)
+
+
+def _order(reports: Reports, checkpoint: str) -> Optional[Mapping[str, Any]]:
+    if not reports.exists(checkpoint, "summeval-order-truncation.json"):
+        return None
+    return order_truncation(reports, checkpoint)
+
+
+def _summary_rho(reports: Reports, checkpoint: str) -> Optional[Measure]:
+    row = _summeval(reports, checkpoint)
+    return None if row is None else _cell(row["correlations"]["summary"]["spearman"])
+
+
+def _system_tau(reports: Reports, checkpoint: str) -> Optional[Measure]:
+    row = _summeval(reports, checkpoint)
+    return None if row is None else _cell(row["correlations"]["system"]["kendall"])
+
+
+def _pairs(reports: Reports, checkpoint: str) -> Optional[Measure]:
+    row = _summeval(reports, checkpoint)
+    if row is None:
+        return None
+    accuracy = 100 * row["pairwise"]["accuracy"]
+    return Measure(f"{accuracy:.1f}", accuracy)
+
+
+def _human_mean(reports: Reports, checkpoint: str) -> Optional[Measure]:
+    row = _human(reports, checkpoint)
+    return None if row is None else _cell(row["mean"]["dev-report"], digits=1, scale=100.0)
+
+
+def _human_sets(reports: Reports, checkpoint: str) -> Optional[Measure]:
+    row = _human(reports, checkpoint)
+    return None if row is None else Measure(per_set(row["sets"], "accuracy"))
+
+
+def _set_values(sets: Mapping[str, Any], key: str) -> Tuple[float, ...]:
+    return tuple(100 * sets[name]["dev-report"][key] for name in HUMAN_SETS)
+
+
+def _length_matched(reports: Reports, checkpoint: str) -> Optional[Measure]:
+    row = _human(reports, checkpoint)
+    if row is None:
+        return None
+    words = human_sets(reports, BASELINES, "word count")
+    return Measure(per_set(row["sets"], "length_matched_accuracy"),
+                   values=_set_values(row["sets"], "length_matched_accuracy"),
+                   baseline=_set_values(words, "length_matched_accuracy"))
+
+
+def _own_shuffle(reports: Reports, checkpoint: str) -> Optional[Measure]:
+    entry = _order(reports, checkpoint)
+    return None if entry is None else Measure(f"{100 * entry['own_shuffle']:.1f}", 100 * entry["own_shuffle"])
+
+
+def _first_whole(reports: Reports, checkpoint: str) -> Optional[Measure]:
+    entry = _order(reports, checkpoint)
+    if entry is None:
+        return None
+    share, gap = 100 * entry["first_beats_whole"], entry["first_minus_whole_sd"]
+    return Measure(f"{share:.1f}; {gap:+.2f}", share, extra=gap)
+
+
+def _suite(reports: Reports, checkpoint: str) -> Optional[List[Mapping[str, Any]]]:
+    if not reports.exists(checkpoint, "all.json"):
+        return None
+    return reports.load(checkpoint, "all.json")["test_sets"]
+
+
+def _accuracy(result: Mapping[str, Any]) -> Measure:
+    value = 100 * result["accuracy"]
+    interval = result.get("accuracy_interval")
+    if not interval:
+        return Measure(f"{value:.1f}", value)
+    return Measure(f"{value:.1f} [{100 * interval[0]:.1f}, {100 * interval[1]:.1f}]", value, 100 * interval[0])
+
+
+def _test_set(name: str) -> Callable[[Reports, str], Optional[Measure]]:
+    def measure(reports: Reports, checkpoint: str) -> Optional[Measure]:
+        sets = _suite(reports, checkpoint)
+        if sets is None:
+            return None
+        for entry in sets:
+            if entry["name"] == name:
+                return _accuracy(entry["results"][checkpoint])
+        raise LandingError(f"{reports.folder / checkpoint / 'all.json'}: no test set {name}")
+    return measure
+
+
+def _lowest_probe(reports: Reports, checkpoint: str) -> Optional[Measure]:
+    sets = _suite(reports, checkpoint)
+    if sets is None:
+        return None
+    probes = [(entry["name"], entry["results"][checkpoint]) for entry in sets if entry["name"].startswith("PROBE-")]
+    if not probes:
+        raise LandingError(f"{reports.folder / checkpoint / 'all.json'}: no probe")
+    name, result = min(probes, key=lambda probe: probe[1]["accuracy"])
+    lowest = _accuracy(result)
+    label = name[len("PROBE-"):].replace("_", " ")
+    return Measure(f"{lowest.text} ({label})", lowest.value, lowest.low)
+
+
+def _cpu_speed(reports: Reports, checkpoint: str) -> Optional[Measure]:
+    speed = speed_report(reports, checkpoint)
+    if speed is None:
+        return None
+    row = next((entry for entry in speed["sets"] if entry.get("target_tokens") == 256), None)
+    if row is None:
+        return None
+    rate = row["runs"]["ours"]["docs_per_second"]
+    ratio = row.get("ratios", {}).get("ours_speedup")
+    text = f"{rate:.2f} in {speed['model']['dtype']}"
+    if ratio is not None:
+        text += f", {ratio:.2f}x"
+    return Measure(f"{text} ({speed.get('cpu') or speed['device']})", ratio)
+
+
+def _gpu_runs(reports: Reports) -> List[Mapping[str, Any]]:
+    folder = reports.folder / GPU_SPEED_FOLDER
+    return [reports.load(GPU_SPEED_FOLDER, path.name) for path in sorted(folder.glob("*.json"))]
+
+
+def _gpu_speed(reports: Reports, checkpoint: str) -> Optional[Measure]:
+    for run in reversed(_gpu_runs(reports)):
+        rows = [row for row in run["rows"] if row["checkpoint"] == checkpoint and row["tokens"] == 256]
+        plain = [row for row in rows if row["batch"] == 64 and row["dtype"] == "bf16"]
+        if plain:
+            fastest = max(rows, key=lambda row: row["texts_per_second"])
+            return Measure(f"{plain[0]['texts_per_second']:,.0f}; fastest {fastest['texts_per_second']:,.0f} "
+                           f"({fastest['dtype']}, batch {fastest['batch']})", plain[0]["texts_per_second"])
+    return None
+
+
+def _gpu_label(reports: Reports) -> str:
+    runs = _gpu_runs(reports)
+    device = runs[-1]["device"] if runs else "GPU"
+    return f"speed at 256 tokens on one {device}: texts/s in bf16 at batch 64; fastest"
+
+
+def _length_matched_label(reports: Reports) -> str:
+    words = per_set(human_sets(reports, BASELINES, "word count"), "length_matched_accuracy")
+    return f"… on length-matched pairs (word count: {words})"
+
+
+@dataclass(frozen=True)
+class Row:
+    key: str
+    label: Union[str, Callable[[Reports], str]]
+    measure: Callable[[Reports, str], Optional[Measure]]
+    report: str
+    suite: bool = False  # a row of the paper suite (all.json), folded into one row when the suite was not run
+
+
+_NAMES = " / ".join(HUMAN_SET_NAMES[name] for name in HUMAN_SETS)
+ROWS: Sequence[Row] = (
+    Row("summary_rho", "SummEval summary-level Spearman ρ [95% CI]", _summary_rho, "summeval-correlation.json"),
+    Row("system_tau", "SummEval system-level Kendall τ, 16 systems [95% CI]", _system_tau,
+        "summeval-correlation.json"),
+    Row("pairs", "SummEval same-article pairs, accuracy %", _pairs, "summeval-correlation.json"),
+    Row("human", "human-judged pairs, dev-report mean % [95% CI]", _human_mean, "human-dev.json"),
+    Row("human_sets", f"… per set ({_NAMES})", _human_sets, "human-dev.json"),
+    Row("length_matched", _length_matched_label, _length_matched, "human-dev.json"),
+    Row("own_shuffle", "SummEval summaries of 3+ sentences: above a shuffle of itself %", _own_shuffle,
+        "summeval-order-truncation.json"),
+    Row("first_whole", "… its first sentence alone above the whole %; mean gap (sd)", _first_whole,
+        "summeval-order-truncation.json"),
+    Row("wsj", "permuted WSJ sample (stand-in), accuracy %", _test_set("WSJ-SAMPLE-PERMUTED"), "all.json", True),
+    Row("news", "permuted news (stand-in), accuracy %", _test_set("NEWS-PERMUTED"), "all.json", True),
+    Row("intrusion", "news intrusions (stand-in), accuracy %", _test_set("NEWS-INTRUSION"), "all.json", True),
+    Row("insted", "INSteD-Wiki intrusions, accuracy %", _test_set("INSTED-WIKI"), "all.json", True),
+    Row("storycloze", "StoryCloze endings, accuracy %", _test_set("STORYCLOZE"), "all.json", True),
+    Row("lowest_probe", "the lowest linguistic probe, accuracy %", _lowest_probe, "all.json", True),
+    Row("cpu_speed", "speed at 256 tokens on a CPU: texts/s, x the paper-faithful reference", _cpu_speed,
+        "speed*.json"),
+    Row("gpu_speed", _gpu_label, _gpu_speed, ""),
+)
+
+
+def _target_cell(targets: Sequence[Target], measure: Optional[Measure], compared: Optional[Measure]) -> str:
+    if not targets:
+        return ""
+    wanted = "; ".join(dict.fromkeys(target.text for target in targets))
+    if measure is None:
+        return f"{wanted}: not measured"
+    return "; ".join(f"{target.text}: {'met' if target.met(measure, compared) else 'missed'}" for target in targets)
+
+
+def _report_name(reports: Reports, checkpoint: str, row: Row) -> str:
+    if row.key == "cpu_speed":
+        speed = speed_report(reports, checkpoint)
+        return speed["outputs"]["json"].rsplit("/", 1)[-1] if speed and speed.get("outputs") else "speed.json"
+    if row.key == "gpu_speed":
+        runs = sorted((reports.folder / GPU_SPEED_FOLDER).glob("*.json"))
+        return f"../{GPU_SPEED_FOLDER}/{runs[-1].name}" if runs else ""
+    return row.report
+
+
+def model_card_table(reports: Reports, checkpoint: str) -> str:
+    """A scoring checkpoint's numbers measured once after the choice, beside the checkpoint it is read against and
+    its release targets, each with the report it comes from. A report that was never run leaves its row out (or, for
+    this checkpoint's paper suite, says "not measured" in one row); the SummEval, human_dev and SummEval-summaries
+    reports of the checkpoint itself must be there."""
+    for report in ("summeval-correlation.json", "human-dev.json", "summeval-order-truncation.json"):
+        reports.load(checkpoint, report)  # a missing one is named in one line
+    card = CARDS.get(checkpoint, Card())
+    header = ["measured once, after the choice", "this checkpoint"]
+    if card.compare:
+        header.append(card.compare_label)
+    if card.targets:
+        header.append(f"target ({card.targets_name})")
+    header.append("report")
+    values = 2 if card.compare else 1
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * values + "---|" * (len(header) - 1 - values)]
+    suite_run = reports.exists(checkpoint, "all.json")
+    folded: List[Target] = []
+    for index, row in enumerate(ROWS):
+        if row.suite and not suite_run:
+            folded += list(card.targets.get(row.key, ()))
+            if any(later.suite for later in ROWS[index + 1:]):
+                continue
+            cells = ["the paper's test sets and probes", "not measured"]
+            if card.compare:
+                cells.append("")
+            if card.targets:
+                cells.append(_target_cell(folded, None, None))
+            cells.append("`all.json`")
+            lines.append("| " + " | ".join(cells) + " |")
+            continue
+        measure = row.measure(reports, checkpoint)
+        compared = row.measure(reports, card.compare) if card.compare else None
+        if measure is None and compared is None:
+            continue
+        label = row.label(reports) if callable(row.label) else row.label
+        cells = [label, measure.text if measure else "not measured"]
+        if card.compare:
+            cells.append(compared.text if compared else "")
+        if card.targets:
+            cells.append(_target_cell(card.targets.get(row.key, ()), measure, compared))
+        cells.append(f"`{_report_name(reports, checkpoint, row)}`")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+# --- the transition model -------------------------------------------------------------------------------------------
+
+_KINDS = (("intrusion", "intruded sentence"), ("moved", "moved sentence"), ("swap", "swapped pair"))
+_METHODS = (
+    ("transition-model", f"`{TRANSITION_MODEL}` alone (`transition-model`)"),
+    ("transition-cosine", "its logit plus the adjacent cosine (`transition-cosine`, explain's fallback)"),
+    ("adjacent-cosine", "adjacent-sentence cosine (baseline)"),
+    ("random", "random (exact chance)"),
+)
+
+
+def _rate(value: float, interval: Optional[Sequence[Optional[float]]], signed: bool = False) -> str:
+    sign = "+" if signed else ""
+    text = f"{100 * value:{sign}.1f}"
+    low, high = interval if interval else (None, None)
+    if low is not None and high is not None:
+        text += f" [{100 * low:{sign}.0f}, {100 * high:{sign}.0f}]"
+    return text
+
+
+def transition_model_table(reports: Reports) -> str:
+    """The transition model's localisation numbers on the test split: top-1 of the lowest transition for each kind
+    of break, beside `explain`'s fallback, the adjacent cosine and random, and the paired differences."""
+    folder, name = LOCALISATION_RUN
+    report = reports.load(folder, name)
+    rows = {row["name"]: row for row in report["rows"]}
+    missing = [method for method, _ in _METHODS if method not in rows]
+    if missing:
+        raise LandingError(f"{reports.folder / folder / name}: no row named {missing[0]!r}")
+    counts = report["n_items"]
+    header = ["top-1 % on the test split [95% CI]"] + [f"{label} ({counts[kind]})" for kind, label in _KINDS]
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * len(_KINDS)]
+    for method, label in _METHODS:
+        kinds = rows[method]["kinds"]
+        cells = [_rate(kinds[kind]["top1"], kinds[kind].get("top1_interval")) for kind, _ in _KINDS]
+        lines.append("| " + " | ".join([label, *cells]) + " |")
+    for method, _label in _METHODS:
+        versus = rows[method].get("vs_cosine")
+        if versus:
+            cells = [_rate(versus[kind]["top1"], versus[kind].get("top1_interval"), signed=True)
+                     for kind, _ in _KINDS]
+            lines.append("| " + " | ".join([f"… `{method}` minus the cosine, paired", *cells]) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def card_table(reports: Reports, checkpoint: str) -> str:
+    """The table of ``card-<checkpoint>``."""
+    if checkpoint == TRANSITION_MODEL:
+        return transition_model_table(reports)
+    return model_card_table(reports, checkpoint)
+
+
+# --- the paper suite ------------------------------------------------------------------------------------------------
+
+#: The checkpoints of MODELS.md's paper-suite table, in its column order: the cards', then the past defaults the
+#: opt-ins are read against.
+SUITE_COLUMNS = ((DEFAULT, "default"), (ACCURATE, "accurate"), (STUDENT, "five-layer student"),
+                 (WITH_TRANSITIONS, "with the transition term"), (DEFAULT_0_7, "0.7.0 default"),
+                 (DEFAULT_0_4, "0.4.0 default"))
+
+
+def _suite_cell(entry: Mapping[str, Any], result: Mapping[str, Any], interval: bool) -> str:
+    if entry["metric"] == "lmvlm_agreement":
+        return f"{result['alpha']:.3f}"
+    text = f"{100 * result['accuracy']:.2f}"
+    bounds = result.get("accuracy_interval")
+    if interval and bounds:
+        text += f" [{100 * bounds[0]:.1f}, {100 * bounds[1]:.1f}]"
+    return text
+
+
+def _published(entry: Mapping[str, Any]) -> str:
+    published = entry.get("published") or {}
+    value = published.get("full_model")
+    if value is None:
+        return ""
+    text = f"{value:.3f}" if entry["metric"] == "lmvlm_agreement" else f"{value:.2f}"
+    return text + (" ‡" if published.get("stand_in") else "")
+
+
+def paper_suite_table(reports: Reports) -> str:
+    """The paper's test sets and probes of every checkpoint of ``SUITE_COLUMNS`` that ran them (``all.json``), beside
+    the paper's full model; the first column with its 95% bootstrap interval."""
+    ran = [(checkpoint, label) for checkpoint, label in SUITE_COLUMNS if reports.exists(checkpoint, "all.json")]
+    if not ran:
+        raise LandingError(f"{reports.folder}: no card checkpoint has an all.json")
+    suites = {checkpoint: {entry["name"]: entry for entry in reports.load(checkpoint, "all.json")["test_sets"]}
+              for checkpoint, _ in ran}
+    first = ran[0][0]
+    header = ["test set", "pairs"] + [f"{label} [95% CI]" if checkpoint == first else label
+                                      for checkpoint, label in ran] + ["paper: full model"]
+    lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
+    for name, entry in suites[first].items():
+        label = name + (" ‡" if (entry.get("published") or {}).get("stand_in") else "")
+        if entry["metric"] == "lmvlm_agreement":
+            label += " (α, 3 annotators + model)"
+        cells = [label, str(entry["n"])]
+        for checkpoint, _ in ran:
+            other = suites[checkpoint].get(name)
+            cells.append(_suite_cell(other, other["results"][checkpoint], checkpoint == first) if other else "")
+        cells.append(_published(entry))
+        lines.append("| " + " | ".join(cells) + " |")
+    missing = [f"`{checkpoint}` ({label})" for checkpoint, label in SUITE_COLUMNS if (checkpoint, label) not in ran]
+    note = "‡ a stand-in: the paper's set is not available, so ours is scored under its own name, and the paper's " \
+           "number, on its set, only indicates the level."
+    if missing:
+        note += f" Not run yet: {', '.join(missing)}."
+    lines += ["", textwrap.fill(note, width=118, break_long_words=False, break_on_hyphens=False)]
+    return "\n".join(lines) + "\n"
+
+
+# --- numbers typed into prose ---------------------------------------------------------------------------------------
+
+_GENERATED = re.compile(r"<!-- generated:(?P<name>[a-z0-9.-]+) -->\n.*?<!-- /generated:(?P=name) -->", re.DOTALL)
+_FENCE = re.compile(r"^```.*?^```", re.DOTALL | re.MULTILINE)
+_CODE = re.compile(r"`[^`]*`")
+_LINK_TARGET = re.compile(r"\]\([^)]*\)")
+#: A measured number: a decimal that is not part of a version (``0.8.0``), a name or a licence (``Apache-2.0``), a
+#: share, a speed-up.
+_MEASURED = re.compile(r"(?<![\w.])(?<![A-Za-z]-)(?:\d+\.\d+(?![\w.])|\d+(?:\.\d+)?\s?%|\d+(?:\.\d+)?x\b)")
+
+
+def typed_numbers(page: str) -> List[str]:
+    """The measured-looking numbers of ``page`` outside its generated blocks, code and link targets, each with
+    its line: what a reader would take for a measurement but no report wrote."""
+    text = _GENERATED.sub("", page)
+    text = _FENCE.sub("", text)
+    text = _CODE.sub("", text)
+    text = _LINK_TARGET.sub("]", text)
+    return [f"{match.group(0)!r} in: {line.strip()}" for line in text.splitlines()
+            for match in _MEASURED.finditer(line)]
