@@ -77,7 +77,7 @@ tables: $(STAMP)
 	$(PY) -m coherence_metric.benchmarks.reporting.landing
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check coherence_metric research training benchmarks experiments tests archive
+	$(VENV)/bin/ruff check coherence_metric research training benchmarks tests archive
 
 clean:
 	rm -rf $(VENV) build dist site *.egg-info

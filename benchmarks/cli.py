@@ -8,6 +8,7 @@ one line with exit status 2. Every option is validated here or by the scorer bef
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import re
 import sys
@@ -19,6 +20,8 @@ import click
 from coherence_metric.errors import InputError
 from coherence_metric.research.catalogue import ALL_SUITE_NAMES
 from coherence_metric.statistics.bootstrap import MAX_RESAMPLES
+
+from .run_settings import RunSettings
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 DEFAULT_OUT_ROOT = Path("runs") / "benchmarks"
@@ -89,44 +92,38 @@ def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Pa
         raise InputError(f"--batch-size must be a positive integer, got {batch_size}")
     if split is not None and name != "localisation":
         raise InputError(f"--split is for --suite localisation only; --suite {name} measures its own test sets")
-    show_progress = sys.stderr.isatty() if progress is None else progress
     if dtype is None:
         dtype = "auto" if name == "speed" else "fp32"
+    settings = RunSettings(model=model, limit=limit, seed=seed or 0, batch_size=batch_size, device=device,
+                           dtype=dtype, baselines=baselines, use_cache=not no_cache, cache_dir=cache_dir,
+                           out_dir=out_dir, progress=sys.stderr.isatty() if progress is None else progress)
     with _logging_to_stderr(verbose):
         if name == "discoeval":
-            _discoeval(model, encoder, tasks, limit, out_dir, seed, not no_cache, cache_dir)
-        elif name in RATED_SUITES:
-            _rated(name, model, limit, out_dir, seed or 0, resamples, batch_size, device, dtype, not no_cache,
-                   cache_dir, baselines, show_progress)
+            _discoeval(settings, encoder, tasks, seed)
+            return
+        settings = dataclasses.replace(settings, out_dir=out_dir or default_out_dir(model))
+        if name in RATED_SUITES:
+            _rated(name, settings, resamples)
         elif name == "speed":
-            _speed(model, limit, out_dir, seed or 0, batch_size, device, dtype)
+            _speed(settings)
         elif name == "localisation" and (split or "").casefold() == "cohesentia-dev":
-            _cohesentia(model, out_dir, seed or 0, batch_size, device, dtype, not no_cache, cache_dir)
+            _cohesentia(settings)
         elif name == "localisation":
-            _localisation(model, limit, out_dir, seed or 0, batch_size, device, dtype, not no_cache, cache_dir,
-                          baselines, mechanisms, (split or "test").casefold())
+            _localisation(settings, mechanisms, (split or "test").casefold())
         else:
-            _suite(name, model, limit, out_dir, seed or 0, batch_size, device, dtype, not no_cache, cache_dir,
-                   baselines, show_progress)
+            _suite(name, settings)
 
 
-def _suite(suite: str, model: str, limit: Optional[int], out_dir: Optional[Path], seed: int, batch_size: int,
-           device: Optional[str], dtype: str, use_cache: bool, cache_dir: Optional[Path], baselines: bool,
-           progress: bool) -> None:
+def _suite(suite: str, settings: RunSettings) -> None:
     from .reporting import render_suite_markdown
     from .suites import run_suite
 
-    folder = out_dir or default_out_dir(model)
-    result = run_suite(suite, model, limit=limit, seed=seed, batch_size=batch_size, device=device, dtype=dtype,
-                       baselines=baselines, use_cache=use_cache, cache_dir=cache_dir, out_dir=folder,
-                       progress=progress)
+    result = run_suite(suite, settings)
     click.echo(render_suite_markdown(result))
     _echo_outputs(result)
 
 
-def _rated(suite: str, model: str, limit: Optional[int], out_dir: Optional[Path], seed: int, resamples: int,
-           batch_size: int, device: Optional[str], dtype: str, use_cache: bool, cache_dir: Optional[Path],
-           baselines: bool, progress: bool) -> None:
+def _rated(suite: str, settings: RunSettings, resamples: int) -> None:
     """Run a suite of human-rated texts (summeval-correlation or human-dev) and print its report."""
     if suite == "human-dev":
         from .human_dev import run_human_dev as run
@@ -134,70 +131,57 @@ def _rated(suite: str, model: str, limit: Optional[int], out_dir: Optional[Path]
     else:
         from .reporting.correlation_markdown import render_correlation_markdown as render
         from .summeval_correlation import run_summeval_correlation as run
-    folder = out_dir or default_out_dir(model)
-    result = run(model, limit=limit, seed=seed, resamples=resamples, batch_size=batch_size, device=device,
-                 dtype=dtype, baselines=baselines, use_cache=use_cache, cache_dir=cache_dir, out_dir=folder,
-                 progress=progress)
+    result = run(settings, resamples=resamples)
     click.echo(render(result))
     _echo_outputs(result)
 
 
-def _speed(model: str, limit: Optional[int], out_dir: Optional[Path], seed: int, batch_size: int,
-           device: Optional[str], dtype: str) -> None:
+def _speed(settings: RunSettings) -> None:
     from .reporting import render_speed_markdown
     from .speed import run_speed
 
-    folder = out_dir or default_out_dir(model)
-    result = run_speed(model, limit=limit, seed=seed, batch_size=batch_size, device=device, dtype=dtype,
-                       out_dir=folder)
+    result = run_speed(settings)
     click.echo(render_speed_markdown(result))
     _echo_outputs(result)
 
 
-def _localisation(model: str, limit: Optional[int], out_dir: Optional[Path], seed: int, batch_size: int,
-                  device: Optional[str], dtype: str, use_cache: bool, cache_dir: Optional[Path],
-                  baselines: bool, mechanisms: Optional[str], split: str) -> None:
+def _localisation(settings: RunSettings, mechanisms: Optional[str], split: str) -> None:
     """Where the lowest transition of corrupted held-out documents (of the test or the dev split) falls, per
     transition mechanism."""
     from .localisation import run_localisation
     from .reporting.localisation_markdown import render_localisation_markdown
 
-    folder = out_dir or default_out_dir(model)
     chosen = [name.strip() for name in mechanisms.split(",") if name.strip()] if mechanisms else None
-    result = run_localisation(model, limit=limit, seed=seed, batch_size=batch_size, device=device, dtype=dtype,
-                              mechanisms=chosen, baselines=baselines, use_cache=use_cache, cache_dir=cache_dir,
-                              out_dir=folder, split=split)
+    result = run_localisation(settings, mechanisms=chosen, split=split)
     click.echo(render_localisation_markdown(result))
     _echo_outputs(result)
 
 
-def _cohesentia(model: str, out_dir: Optional[Path], seed: int, batch_size: int, device: Optional[str], dtype: str,
-                use_cache: bool, cache_dir: Optional[Path]) -> None:
+def _cohesentia(settings: RunSettings) -> None:
     """The real-error dev ruler: how explain's evidence ranks the sentences people marked, and its flags."""
     from .cohesentia import run_cohesentia
     from .reporting.cohesentia_markdown import render_cohesentia_markdown
 
-    folder = out_dir or default_out_dir(model)
-    result = run_cohesentia(model, seed=seed, batch_size=batch_size, device=device, dtype=dtype, use_cache=use_cache,
-                            cache_dir=cache_dir, out_dir=folder)
+    result = run_cohesentia(settings)
     click.echo(render_cohesentia_markdown(result))
     _echo_outputs(result)
 
 
-def _discoeval(model: str, encoder: Optional[str], tasks: Optional[str], limit: Optional[int],
-               out_dir: Optional[Path], seed: Optional[int], use_cache: bool, cache_dir: Optional[Path]) -> None:
+def _discoeval(settings: RunSettings, encoder: Optional[str], tasks: Optional[str], seed: Optional[int]) -> None:
+    """DiscoEval probes a sentence encoder; ``seed`` None keeps DiscoEval's own."""
     from .discoeval import registered_prefixes, render_markdown, run_discoeval
 
     if encoder is None:
         if "checkpoint" not in registered_prefixes():
             raise InputError("--suite discoeval needs --encoder SPEC (e.g. minilm or hf:PATH[:pool=mean]): "
                              "DiscoEval probes a sentence encoder, not a coherence score")
-        encoder = f"checkpoint:{model}"
+        encoder = f"checkpoint:{settings.model}"
     task_list = [task.strip() for task in tasks.split(",") if task.strip()] if tasks else None
-    folder = out_dir or DEFAULT_OUT_ROOT / "discoeval"
-    settings: dict[str, Any] = {} if seed is None else {"seed": seed}
-    result = run_discoeval(encoder, tasks=task_list, limit=limit, out_dir=folder,
-                           cache_dir=cache_dir / "discoeval" if cache_dir else None, use_cache=use_cache, **settings)
+    folder = settings.out_dir or DEFAULT_OUT_ROOT / "discoeval"
+    cache_dir = Path(settings.cache_dir) / "discoeval" if settings.cache_dir else None
+    seeded: dict[str, Any] = {} if seed is None else {"seed": seed}
+    result = run_discoeval(encoder, tasks=task_list, limit=settings.limit, out_dir=folder, cache_dir=cache_dir,
+                           use_cache=settings.use_cache, **seeded)
     click.echo(render_markdown(result))
     _echo_outputs(result)
 

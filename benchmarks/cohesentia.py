@@ -38,12 +38,14 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
 from coherence_metric.errors import InputError
 from coherence_metric.research.cache import JsonCache, digest
+
+from .run_settings import RunSettings
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 
@@ -416,16 +418,8 @@ def explain_cost(scorer: Any, sentence_lists: Sequence[Sequence[str]]) -> Dict[s
 
 
 def run_cohesentia(
-    model: str = "default",
+    settings: RunSettings,
     *,
-    seed: int = 0,
-    batch_size: int = 32,
-    device: Optional[str] = None,
-    dtype: Optional[str] = "fp32",
-    use_cache: bool = True,
-    cache_dir: Union[str, Path, None] = None,
-    data_dir: Optional[Path] = None,
-    out_dir: Union[str, Path, None] = None,
     synthetic: bool = True,
     timing: bool = True,
 ) -> Dict[str, Any]:
@@ -434,15 +428,10 @@ def run_cohesentia(
     and breaks.
 
     Args:
-        model: anything ``CoherenceScorer`` accepts (its score gives the score cost).
-        seed: seeds the bootstrap and the synthetic sets.
-        batch_size: texts per forward pass.
-        device: torch device; None picks a GPU when there is one.
-        dtype: the scorer's dtype.
-        use_cache: read and write the cached signals.
-        cache_dir: the cache folder.
-        data_dir: the shared data folder.
-        out_dir: write ``localisation_cohesentia-dev.md`` and ``.json`` there.
+        settings: the run's model (its score gives the score cost), seed (the bootstrap and the synthetic sets),
+            scorer (fp32 unless its dtype says otherwise), cache (the signals) and output folder
+            (``localisation_cohesentia-dev.md`` and ``.json``); every story is scored (no limit), with no baselines
+            and no progress bars.
         synthetic: also measure the synthetic dev split (duplicates, intrusions).
         timing: also time ``explain`` against its transitions and ``score`` (``COST_TEXTS`` stories of 6-10
             sentences; never cached).
@@ -455,10 +444,11 @@ def run_cohesentia(
 
     from .run_facts import run_facts
 
+    model, seed, data_dir, out_dir = settings.model, settings.seed, settings.data_dir, settings.out_dir
     started = time.perf_counter()
     stories = load_cohesentia(data_dir)
-    cache = JsonCache(cache_dir, enabled=use_cache)
-    scorer = CoherenceScorer(model, device=device, dtype=dtype, batch_size=batch_size)
+    cache = JsonCache(settings.cache_dir, enabled=settings.use_cache)
+    scorer = CoherenceScorer(model, settings=settings.scorer_settings("fp32"))
     sentences = [story.sentences for story in stories]
     signals = cached_signals(scorer, "cohesentia-dev", sentences, cache)
     methods = method_values(sentences, signals)

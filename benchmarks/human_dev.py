@@ -18,14 +18,12 @@ weights) and a **dev-report** half (for reporting the choice); ``all`` is both. 
 from __future__ import annotations
 
 import time
-from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
 
 from coherence_metric.errors import InputError
 from coherence_metric.research.cache import JsonCache
-from coherence_metric.research.datasets.base import DEFAULT_SEED
 from coherence_metric.research.datasets.ratings import (
     ALL,
     DEV_REPORT,
@@ -47,8 +45,10 @@ from .correlation import (
     level_correlation,
     rating_arrays,
 )
-from .rated_scoring import score_rated_sets, scorer_and_systems
+from .rated_scoring import score_rated_sets
 from .run_facts import run_facts
+from .run_settings import RunSettings
+from .suites.systems import scorer_and_systems
 
 SUITE = "human-dev"
 HALVES = (DEV_SELECT, DEV_REPORT, ALL)
@@ -157,39 +157,19 @@ def _describe_set(rated: RatedSet) -> dict[str, Any]:
 
 
 def run_human_dev(
-    model: str = "default",
+    settings: RunSettings,
     *,
     sets: Sequence[str] = HUMAN_DEV_SETS,
-    limit: Optional[int] = None,
-    seed: int = DEFAULT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
-    batch_size: int = 32,
-    device: Optional[str] = None,
-    dtype: Optional[str] = None,
-    baselines: bool = True,
-    use_cache: bool = True,
-    cache_dir: Union[str, Path, None] = None,
-    data_dir: Optional[Path] = None,
-    out_dir: Union[str, Path, None] = None,
-    progress: bool = False,
 ) -> dict[str, Any]:
     """Score the human_dev sets with a checkpoint and the baselines; pairwise accuracy and Kendall per half.
 
     Args:
-        model: anything ``CoherenceScorer`` accepts.
+        settings: the run's model, limit (a seeded sample of this many groups per set; the halves keep their
+            groups), seed (the group sample, the random baseline, the No FT head), scorer, baselines (with the
+            trivial ones), cache and output folder (``human-dev.md`` and ``.json``).
         sets: which of ``HANNA``, ``DELTASCORE``, ``FFCI`` to run.
-        limit: a seeded sample of this many groups per set (quick runs; the halves keep their groups).
-        seed: seeds the group sample, the random baseline and the No FT head.
         resamples: bootstrap resamples of the groups (0: no intervals).
-        batch_size: texts per forward pass.
-        device: torch device; None picks a GPU when there is one.
-        dtype: ``fp32``, ``bf16`` or ``fp16`` (GPU).
-        baselines: also score random, No FT, adjacent cosine and the trivial baselines.
-        use_cache: read and write cached scores.
-        cache_dir: the score cache folder.
-        data_dir: the shared data folder.
-        out_dir: write ``human-dev.md`` and ``.json`` there.
-        progress: progress bar on stderr.
 
     Returns:
         The result: the sets and their halves, and one row per system with every number.
@@ -197,20 +177,21 @@ def run_human_dev(
     if not sets:
         raise InputError("no human_dev set to run")
     started = time.perf_counter()
-    rated_sets = [limit_groups(load_human_dev_set(name, data_dir), limit, seed) for name in sets]
-    scorer, systems = scorer_and_systems(model, seed, batch_size, device, dtype, baselines, progress)
-    cache = JsonCache(cache_dir, enabled=use_cache)
-    scored = score_rated_sets(systems, rated_sets, cache, seed, limit, progress, SUITE)
+    limit, seed = settings.limit, settings.seed
+    rated_sets = [limit_groups(load_human_dev_set(name, settings.data_dir), limit, seed) for name in sets]
+    scorer, systems = scorer_and_systems(settings)
+    cache = JsonCache(settings.cache_dir, enabled=settings.use_cache)
+    scored = score_rated_sets(systems, rated_sets, cache, seed, limit, settings.progress, SUITE)
     rows = []
     for system in systems:
         scores = {rated.name: scored[rated.name][system.name].scores for rated in rated_sets}
         rows.append({"name": system.name, "role": system.role, "id": system.system_id,
                      **evaluate_system(rated_sets, scores, resamples)})
-    result = _result(rated_sets, scorer, model, rows, limit, seed, resamples, cache, started)
-    if out_dir is not None:
+    result = _result(rated_sets, scorer, settings.model, rows, limit, seed, resamples, cache, started)
+    if settings.out_dir is not None:
         from .reporting.human_dev_markdown import write_human_dev_reports
 
-        result["outputs"] = write_human_dev_reports(result, out_dir)
+        result["outputs"] = write_human_dev_reports(result, settings.out_dir)
     return result
 
 

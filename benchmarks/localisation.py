@@ -36,8 +36,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from pathlib import Path
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence
 
 import numpy as np
 
@@ -63,6 +62,7 @@ from coherence_metric.research.localisation_sets import (
 )
 
 from .run_facts import run_facts
+from .run_settings import RunSettings
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 
@@ -156,36 +156,19 @@ def model_mechanisms(scorer: Any) -> list[str]:
 
 
 def run_localisation(
-    model: str = "default",
+    settings: RunSettings,
     *,
-    limit: Optional[int] = None,
-    seed: int = 0,
-    batch_size: int = 32,
-    device: Optional[str] = None,
-    dtype: Optional[str] = "fp32",
     mechanisms: Optional[Sequence[str]] = None,
-    baselines: bool = True,
-    use_cache: bool = True,
-    cache_dir: Union[str, Path, None] = None,
-    data_dir: Optional[Path] = None,
-    out_dir: Union[str, Path, None] = None,
     split: str = "test",
 ) -> dict[str, Any]:
     """Measure where each method puts a text's lowest transition against the known break, per kind.
 
     Args:
-        model: anything ``CoherenceScorer`` accepts.
-        limit: documents per kind (default ``DEFAULT_DOCUMENTS``).
-        seed: seeds the document sample, the corruptions and the bootstrap.
-        batch_size: texts per forward pass.
-        device: torch device; None picks a GPU when there is one.
-        dtype: the scorer's dtype (fp32 by default, so numbers compare across machines).
+        settings: the run's model, limit (documents per kind; default ``DEFAULT_DOCUMENTS``), seed (the document
+            sample, the corruptions, the bootstrap), scorer (fp32 unless its dtype says otherwise, so numbers
+            compare across machines), baselines (random and the adjacent-sentence cosine), cache and output folder
+            (``localisation.md`` and ``.json``; ``localisation_dev...`` for the dev split). No progress bars.
         mechanisms: which transition mechanisms to measure; None: every one the checkpoint can run.
-        baselines: also measure random and the adjacent-sentence cosine.
-        use_cache: read and write cached sets and values.
-        cache_dir: the cache folder.
-        data_dir: the shared data folder.
-        out_dir: write ``localisation.md`` and ``.json`` there (``localisation_dev...`` for the dev split).
         split: the news corpora's split whose documents are corrupted: ``test`` (reported numbers) or ``dev``
             (for choosing a mechanism or a setting).
 
@@ -197,15 +180,17 @@ def run_localisation(
     """
     from coherence_metric.scorer import CoherenceScorer
 
+    model, limit, seed, device = settings.model, settings.limit, settings.seed, settings.device
+    cache_dir, data_dir, out_dir = settings.cache_dir, settings.data_dir, settings.out_dir
     started = time.perf_counter()
     per_kind = DEFAULT_DOCUMENTS if limit is None else limit
     if per_kind < 1:
         raise InputError(f"--limit must be a positive number of documents, got {per_kind}")
     if split not in SPLITS:
         raise InputError(f"unknown split {split!r}: choose one of {', '.join(SPLITS)}")
-    cache = JsonCache(cache_dir, enabled=use_cache)
+    cache = JsonCache(cache_dir, enabled=settings.use_cache)
     sets = load_localisation_sets(per_kind, seed, cache, data_dir, split=split)
-    scorer = CoherenceScorer(model, device=device, dtype=dtype, batch_size=batch_size)
+    scorer = CoherenceScorer(model, settings=settings.scorer_settings("fp32"))
     chosen = list(dict.fromkeys(resolve_mechanism(scorer, name) for name in mechanisms or model_mechanisms(scorer)))
     auto = resolve_mechanism(scorer, AUTO)
     rows: list[dict[str, Any]] = []
@@ -231,7 +216,7 @@ def run_localisation(
         if mechanism == ADJACENT_COSINE:
             row["baseline"] = COSINE  # this row is the adjacent-sentence-cosine baseline too
         rows.append(row)
-    if baselines:
+    if settings.baselines:
         rows.append({"name": RANDOM, "role": "baseline", "auto": False,
                      "kinds": {kind: evaluate_random(items) for kind, items in sets.items()}})
         if ADJACENT_COSINE not in chosen:

@@ -14,20 +14,9 @@ from coherence_metric.research.datasets.ratings import RatedSet
 
 from .progress import progress_bar
 from .suites.scoring import ScoredDocuments, score_documents
-from .suites.systems import BenchmarkSystem, build_systems
+from .suites.systems import BenchmarkSystem
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
-
-
-def scorer_and_systems(model: str, seed: int, batch_size: int, device: Optional[str], dtype: Optional[str],
-                       baselines: bool, progress: bool) -> tuple[Any, list[BenchmarkSystem]]:
-    """Build the model's CoherenceScorer and the run's systems (the model, then the baselines when asked)."""
-    from coherence_metric.models.registry import resolve_model
-    from coherence_metric.scorer import CoherenceScorer
-
-    scorer = CoherenceScorer(model, device=device, dtype=dtype, batch_size=batch_size, progress=progress)
-    folder = resolve_model(model, local_files_only=True).folder if baselines else None
-    return scorer, build_systems(scorer, folder, seed, baselines=baselines, device=device, progress=progress)
 
 
 def score_rated_set(systems: Sequence[BenchmarkSystem], rated_set: RatedSet, cache: JsonCache, seed: int,

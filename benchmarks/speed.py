@@ -46,6 +46,8 @@ from coherence_metric.research.standins import read_news_documents
 from coherence_metric.scoring.profiling import STAGES
 from coherence_metric.version import __version__
 
+from .run_settings import RunSettings
+
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 
 DEFAULT_TEXTS = 1000
@@ -380,35 +382,23 @@ class ForwardOnly:
 
 
 def run_speed(
-    model: str = "default",
+    settings: RunSettings,
     *,
-    limit: Optional[int] = None,
-    seed: int = 0,
-    batch_size: int = 32,
-    device: Optional[str] = None,
-    dtype: Optional[str] = "auto",
     sentences: Optional[Sequence[str]] = None,
-    data_dir: Any = None,
     paper_sample: int = PAPER_SAMPLE,
     paper_config: Optional[dict[str, int]] = None,
-    out_dir: Any = None,
 ) -> dict[str, Any]:
     """Measure scoring speed and memory of a model against the paper-faithful reference and the forward-only
     limit, on 4 sets of texts, with a profile of where the time goes.
 
     Args:
-        model: anything ``CoherenceScorer`` accepts.
-        limit: texts per set (default 1,000).
-        seed: seeds the texts and the reference's random weights.
-        batch_size: the scorer's batch size.
-        device: torch device.
-        dtype: the scorer's dtype for the ``ours`` configurations (``auto`` by default, as the scorer's); when it
-            is not fp32, ``ours_fp32`` runs beside it.
+        settings: the run's model, limit (texts per set; default 1,000), seed (the texts and the reference's random
+            weights), scorer (its dtype for the ``ours`` configurations, ``auto`` by default, as the scorer's; when
+            it resolves to another than fp32, ``ours_fp32`` runs beside it), data folder (the news documents) and
+            output folder (``speed[_limitN].md/.json/.png``); no cache, baselines or progress bars.
         sentences: cut texts from these sentences instead of the held-out news documents.
-        data_dir: the shared data folder (for the news documents).
         paper_sample: texts per set the paper-faithful reference scores (its time is extrapolated).
         paper_config: XLNetConfig arguments of the reference (tests shrink it; default xlnet-base's shape).
-        out_dir: write ``speed[_limitN].md/.json/.png`` there.
 
     Returns:
         The result: per set and configuration the measurement and profile, the forward-only limit, ratios ours /
@@ -418,21 +408,22 @@ def run_speed(
 
     from coherence_metric.scorer import CoherenceScorer
 
+    model, limit, seed, batch_size = settings.model, settings.limit, settings.seed, settings.batch_size
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
         raise InputError(f"--limit must be a positive integer, got {limit!r}")
     if paper_sample < 1:
         raise InputError(f"paper_sample must be at least 1, got {paper_sample}")
     started = time.perf_counter()
     load_before = _load_average()
-    scorer = CoherenceScorer(model, device=device, dtype=dtype, batch_size=batch_size)
+    scorer = CoherenceScorer(model, settings=settings.scorer_settings("auto"))
     # The fp32 twin shares the loaded weights and sentence encoder: a shallow copy with another dtype.
     fp32_scorer = None
     if scorer.dtype != "fp32":
         fp32_scorer = copy.copy(scorer)
         fp32_scorer.dtype = "fp32"
     n_texts = limit or DEFAULT_TEXTS
-    builder = TextBuilder(scorer.tokenizer, list(sentences) if sentences is not None else news_sentences(data_dir),
-                          seed)
+    texts_from = list(sentences) if sentences is not None else news_sentences(settings.data_dir)
+    builder = TextBuilder(scorer.tokenizer, texts_from, seed)
     targets = [target for target in TARGET_TOKENS if target <= scorer.max_length]
     skipped = [target for target in TARGET_TOKENS if target > scorer.max_length]
     text_sets: list[tuple[str, Optional[int], list[str]]] = [
@@ -504,10 +495,10 @@ def run_speed(
         "versions": {"coherence_metric": __version__, "torch": torch.__version__, "python": platform.python_version()},
         "seconds": round(time.perf_counter() - started, 2),
     }
-    if out_dir is not None:
+    if settings.out_dir is not None:
         from .reporting import write_speed_reports
 
-        result["outputs"] = write_speed_reports(result, out_dir)
+        result["outputs"] = write_speed_reports(result, settings.out_dir)
     return result
 
 

@@ -18,19 +18,20 @@ from __future__ import annotations
 import csv
 import time
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Optional
 
 from coherence_metric.errors import InputError
 from coherence_metric.research.cache import JsonCache
 from coherence_metric.research.data_dir import missing_data_error, shared_data_dir
-from coherence_metric.research.datasets.base import DEFAULT_SEED
 from coherence_metric.research.datasets.ratings import RatedSet, RatedText, limit_groups, load_summeval_ratings
 
 from .correlation import BOOTSTRAP_SEED, DEFAULT_RESAMPLES, LEVELS, RatingTable, correlate, correlations_to_dict
 from .human_dev import ALL, group_credits
 from .published import GEVAL_SUMMEVAL_COHERENCE, SOURCE_GEVAL_TABLE_1
-from .rated_scoring import score_rated_sets, scorer_and_systems
+from .rated_scoring import score_rated_sets
 from .run_facts import run_facts
+from .run_settings import RunSettings
+from .suites.systems import scorer_and_systems
 
 SUITE = "summeval-correlation"
 PREDICTIONS_DIR = Path("summeval") / "steen_markert_predictions"
@@ -136,48 +137,29 @@ def _published_rows() -> list[dict[str, Any]]:
 
 
 def run_summeval_correlation(
-    model: str = "default",
+    settings: RunSettings,
     *,
-    limit: Optional[int] = None,
-    seed: int = DEFAULT_SEED,
     resamples: int = DEFAULT_RESAMPLES,
-    batch_size: int = 32,
-    device: Optional[str] = None,
-    dtype: Optional[str] = None,
-    baselines: bool = True,
     published: bool = True,
-    use_cache: bool = True,
-    cache_dir: Union[str, Path, None] = None,
-    data_dir: Optional[Path] = None,
-    out_dir: Union[str, Path, None] = None,
-    progress: bool = False,
 ) -> dict[str, Any]:
     """Correlate a checkpoint and the baselines with SummEval's expert coherence, beside published measures.
 
     Args:
-        model: anything ``CoherenceScorer`` accepts.
-        limit: a seeded sample of this many articles (all 16 summaries of each), for quick runs.
-        seed: seeds the article sample, the random baseline and the No FT head.
+        settings: the run's model, limit (a seeded sample of this many articles, all 16 summaries of each), seed
+            (the article sample, the random baseline, the No FT head), scorer, baselines (with the trivial ones),
+            cache and output folder (``summeval-correlation.md`` and ``.json``).
         resamples: bootstrap resamples of the articles (0: no intervals).
-        batch_size: texts per forward pass.
-        device: torch device; None picks a GPU when there is one.
-        dtype: ``fp32``, ``bf16`` or ``fp16`` (GPU).
-        baselines: also score random, No FT, adjacent cosine and the trivial baselines.
         published: add Steen & Markert's recomputed measures and G-Eval's published rows.
-        use_cache: read and write cached scores.
-        cache_dir: the score cache folder.
-        data_dir: the shared data folder.
-        out_dir: write ``summeval-correlation.md`` and ``.json`` there.
-        progress: progress bar on stderr.
 
     Returns:
         The result: protocol, model, one row per scorer with every level's correlations and intervals.
     """
     started = time.perf_counter()
+    limit, seed, data_dir = settings.limit, settings.seed, settings.data_dir
     rated = limit_groups(load_summeval_ratings(data_dir), limit, seed)
-    scorer, systems = scorer_and_systems(model, seed, batch_size, device, dtype, baselines, progress)
-    cache = JsonCache(cache_dir, enabled=use_cache)
-    scored = score_rated_sets(systems, [rated], cache, seed, limit, progress, SUITE)[rated.name]
+    scorer, systems = scorer_and_systems(settings)
+    cache = JsonCache(settings.cache_dir, enabled=settings.use_cache)
+    scored = score_rated_sets(systems, [rated], cache, seed, limit, settings.progress, SUITE)[rated.name]
     rows = []
     for system in systems:
         scores = scored[system.name].scores
@@ -190,11 +172,11 @@ def run_summeval_correlation(
     if published:
         rows.extend(_predictions_rows(rated, data_dir, resamples))
         rows.extend(_published_rows())
-    result_dict = _result(rated, scorer, model, rows, limit, seed, resamples, cache, started)
-    if out_dir is not None:
+    result_dict = _result(rated, scorer, settings.model, rows, limit, seed, resamples, cache, started)
+    if settings.out_dir is not None:
         from .reporting.correlation_markdown import write_correlation_reports
 
-        result_dict["outputs"] = write_correlation_reports(result_dict, out_dir)
+        result_dict["outputs"] = write_correlation_reports(result_dict, settings.out_dir)
     return result_dict
 
 

@@ -16,8 +16,8 @@ Layout, lowest layer first (an import never points up a layer: ``tests/packaging
 - ``models/``: the model, checkpoints, the registry, the Hub and backbones;
 - ``scoring/``: runtime, batching, windows, the sentence and transition passes;
 - ``analysis/``: ``explain``'s mechanisms and per-sentence flags;
-- ``scorer`` and what is built on it: ``results``, ``systems``, ``report/``, ``dataframe``, ``diagnostics``,
-  ``distributed``;
+- ``scorer`` (its options, one ``ScorerSettings``, in ``settings``) and what is built on it: ``results``,
+  ``systems``, ``report/``, ``dataframe``, ``diagnostics``, ``distributed``;
 - front ends: ``cli/`` and ``integrations/``.
 """
 
@@ -44,6 +44,7 @@ _LAZY = {
     "score": "scorer",
     "compare": "scorer",
     "get_scorer": "scorer",
+    "ScorerSettings": "settings",
     "CoherenceModel": "models.model",
     "save_checkpoint": "models.checkpoint",
     "load_checkpoint": "models.checkpoint",
@@ -71,6 +72,7 @@ __all__ = [
     "ModelNotFoundError",
     "NetworkError",
     "ScoreResult",
+    "ScorerSettings",
     "PairComparison",
     "Signature",
     "SystemsComparison",
@@ -94,6 +96,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .models.model import CoherenceModel
     from .results import CompareResult, ScoreResult
     from .scorer import CoherenceScorer, compare, get_scorer, score
+    from .settings import ScorerSettings
     from .signature import Signature
     from .systems import PairComparison, SystemsComparison
 

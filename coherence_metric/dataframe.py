@@ -9,17 +9,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Hashable
-from typing import Any, Union
+from typing import Any, Dict, Optional, Union
 
 from .errors import InputError
 from .models.registry import DEFAULT_MODEL
+from .settings import ScorerSettings
 
 SIGNATURE_ATTR = "coherence_signature"
 """Key of ``DataFrame.attrs`` under which the scores' signature is kept (pandas carries ``attrs`` along copies)."""
 
 
 def score_dataframe(df: Any, column: str = "text", output_column: str = "coherence",
-                    model: Union[str, Any] = DEFAULT_MODEL) -> Any:
+                    model: Union[str, Any] = DEFAULT_MODEL, *, settings: Optional[ScorerSettings] = None,
+                    **overrides: Any) -> Any:
     """A copy of ``df`` with ``output_column`` holding the coherence score of each row's ``column``.
 
     Args:
@@ -28,14 +30,16 @@ def score_dataframe(df: Any, column: str = "text", output_column: str = "coheren
         output_column: the new column's name; an existing column is never overwritten.
         model: a model name or checkpoint folder (a string or a ``pathlib.Path``) for the cached scorer
             (``coherence_metric.get_scorer``), or a ``CoherenceScorer`` built with the settings you want.
+        settings: the cached scorer's settings (a ``ScorerSettings``) when ``model`` is a name or a path.
+        **overrides: ``ScorerSettings`` fields by name (``dtype="fp32"``), in place of those of ``settings``.
 
     Returns:
         The copy, with the signature of its scores in ``attrs["coherence_signature"]``.
 
     Raises:
         InputError: not a DataFrame, a column name that is a list, a missing or repeated text column, an existing
-            output column, a model that is neither a name, a path nor a scorer, or a bad text (named by its row
-            position).
+            output column, a model that is neither a name, a path nor a scorer, settings beside a scorer, or a bad
+            text (named by its row position).
     """
     if not (hasattr(df, "columns") and hasattr(df, "copy") and getattr(df, "ndim", None) == 2):
         raise InputError(f"score_dataframe takes a pandas DataFrame, got {type(df).__name__}")
@@ -51,7 +55,7 @@ def score_dataframe(df: Any, column: str = "text", output_column: str = "coheren
                          "is one")
     if output_column in df.columns:
         raise InputError(f"the DataFrame already has a column {output_column!r}: pass another output_column")
-    scorer = _scorer(model)
+    scorer = _scorer(model, settings, overrides)
     result = scorer.score(df[column])
     scored = df.copy()
     scored[output_column] = result.scores  # a list is assigned by position, so any index lines up
@@ -59,13 +63,15 @@ def score_dataframe(df: Any, column: str = "text", output_column: str = "coheren
     return scored
 
 
-def _scorer(model: Any) -> Any:
-    """The scorer ``model`` names: the cached one for a name or path, or the scorer itself."""
+def _scorer(model: Any, settings: Optional[ScorerSettings], overrides: Dict[str, Any]) -> Any:
+    """The scorer ``model`` names: the cached one for a name or path (with these settings), or the scorer itself."""
     if isinstance(model, (str, os.PathLike)):
         from .scorer import get_scorer
 
-        return get_scorer(model)
+        return get_scorer(model, settings=settings, **overrides)
     if not callable(getattr(model, "score", None)):
         raise InputError(f"model must be a model name, a checkpoint folder or a CoherenceScorer, got "
                          f"{type(model).__name__}")
+    if settings is not None or overrides:
+        raise InputError("scorer settings go to the CoherenceScorer you pass, not to score_dataframe()")
     return model

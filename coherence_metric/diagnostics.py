@@ -28,6 +28,7 @@ import numpy as np
 
 from .errors import InputError, TruncationWarning
 from .inputs.texts import Document, normalise_documents, sentences_of
+from .settings import ScorerSettings
 
 #: Sentence-count buckets: (label, smallest count, largest count or None for no limit).
 BUCKETS: Tuple[Tuple[str, int, Optional[int]], ...] = (
@@ -289,19 +290,20 @@ def _score_variants(scorer: Any, documents: List[Document], original: np.ndarray
     return results, n_truncated
 
 
-def _resolve_scorer(scorer_or_model: Any, settings: Dict[str, Any]) -> Any:
+def _resolve_scorer(scorer_or_model: Any, settings: Optional[ScorerSettings], overrides: Dict[str, Any]) -> Any:
     """The scorer passed in, or the project's cached one for a model name (the model loads once per process)."""
     if isinstance(scorer_or_model, str):
         from .scorer import get_scorer
 
-        return get_scorer(scorer_or_model, **settings)
-    if settings:
+        return get_scorer(scorer_or_model, settings=settings, **overrides)
+    if settings is not None or overrides:
         raise InputError("scorer settings go to the CoherenceScorer you pass, not to diagnose()")
     return scorer_or_model
 
 
 def diagnose(texts: Sequence[Document], scorer_or_model: Any = "default", max_pairs: int = DEFAULT_MAX_PAIRS,
-             seed: int = DEFAULT_SEED, **settings: Any) -> DiagnosticReport:
+             seed: int = DEFAULT_SEED, *, settings: Optional[ScorerSettings] = None,
+             **overrides: Any) -> DiagnosticReport:
     """Score ``texts`` as given, lower-cased, tokenised and both, and report length and normalisation effects.
 
     Args:
@@ -309,7 +311,8 @@ def diagnose(texts: Sequence[Document], scorer_or_model: Any = "default", max_pa
         scorer_or_model: a ``CoherenceScorer`` to reuse, or a model name for the cached ``get_scorer``.
         max_pairs: most text pairs compared for order flips; above it a seeded sample of this many.
         seed: the seed of that sample.
-        **settings: ``CoherenceScorer`` settings (device, dtype, batch_size...) when a model name is given.
+        settings: the cached scorer's settings (a ``ScorerSettings``) when a model name is given.
+        **overrides: ``ScorerSettings`` fields by name (``dtype="fp32"``), in place of those of ``settings``.
 
     Raises:
         InputError: fewer than two texts (nothing to correlate or order), or a text the scorer refuses.
@@ -319,7 +322,7 @@ def diagnose(texts: Sequence[Document], scorer_or_model: Any = "default", max_pa
         raise InputError(f"diagnose needs at least 2 texts to correlate and order, got {count}")
     normalise_documents(list(texts))  # reject empty or mistyped texts before any model loads
     documents = list(texts)
-    scorer = _resolve_scorer(scorer_or_model, settings)
+    scorer = _resolve_scorer(scorer_or_model, settings, overrides)
     result = scorer.score(documents)
     original = np.asarray(result.scores, dtype=float)
     std = float(original.std(ddof=1))

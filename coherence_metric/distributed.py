@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from .errors import InputError
 from .inputs.ray_io import json_line, scored_line
 from .models.registry import DEFAULT_MODEL
+from .settings import ScorerSettings
 
 # The public API (docs/reference/api.md); JsonLinesScorer, fitting_actors and score_json_lines serve `score --ray`.
 __all__ = ["ScorerActor", "dataset_signature", "score_dataset"]
@@ -58,20 +59,20 @@ class SignatureTally:
 
 
 class ScorerActor:
-    """A Ray Data callable class: loads ``CoherenceScorer(model, **settings)`` once, then scores each batch's
+    """A Ray Data callable class: loads ``CoherenceScorer(model, settings=settings)`` once, then scores each batch's
     ``column`` into ``output_column``, reporting each batch's signature and truncation count to ``tally``.
 
     Batches are Arrow tables and the score is appended as one more column, so every other column keeps its type
     (through numpy, an integer column with nulls came back as floats)."""
 
-    def __init__(self, model: str, column: str, output_column: str, threads: int, settings: Dict[str, Any],
+    def __init__(self, model: str, column: str, output_column: str, threads: int, settings: ScorerSettings,
                  tally: Any = None) -> None:
         import torch
 
         from .scorer import CoherenceScorer
 
         torch.set_num_threads(max(1, threads))  # one actor per CPU slot: without this each would use every core
-        self.scorer = CoherenceScorer(model, **settings)
+        self.scorer = CoherenceScorer(model, settings=settings)
         self.column = column
         self.output_column = output_column
         self.tally = tally
@@ -116,10 +117,8 @@ class JsonLinesScorer(ScorerActor):
 
 def score_dataset(dataset: Any, column: str = "text", output_column: str = "coherence",
                   model: str = DEFAULT_MODEL, *, actors: Optional[int] = None, cpus_per_actor: float = 1,
-                  gpus_per_actor: float = 0, texts_per_batch: int = DEFAULT_TEXTS_PER_BATCH,
-                  device: Optional[str] = None, dtype: Optional[str] = None, batch_size: int = 32,
-                  max_length: Optional[int] = None, truncation: str = "window", revision: Optional[str] = None,
-                  local_files_only: bool = False, tally: Any = None) -> Any:
+                  gpus_per_actor: float = 0, texts_per_batch: int = DEFAULT_TEXTS_PER_BATCH, tally: Any = None,
+                  settings: Optional[ScorerSettings] = None, **overrides: Any) -> Any:
     """A lazy Ray dataset: ``dataset`` with ``output_column`` holding each row's coherence score.
 
     Args:
@@ -135,35 +134,30 @@ def score_dataset(dataset: Any, column: str = "text", output_column: str = "cohe
         tally: a ``SignatureTally.create()`` handle; the actors report to it what they scored with, so the signature
             names the dtype they ran and the truncation count (``ray.get(tally.signatures.remote())`` after the
             dataset is consumed).
-        device: ``CoherenceScorer``'s setting, as are the six below.
-        dtype: the compute dtype.
-        batch_size: most texts per forward pass.
-        max_length: most tokens per text.
-        truncation: the policy for longer texts.
-        revision: the Hub revision.
-        local_files_only: never use the network.
+        settings: the actors' ``CoherenceScorer`` settings (a ``coherence_metric.ScorerSettings``; None: its
+            defaults).
+        **overrides: ``ScorerSettings`` fields by name (``dtype="fp32"``, ``batch_size=64``), in place of those of
+            ``settings``.
 
     Nothing runs until the dataset is consumed (``write_parquet``, ``take``, ``iter_batches``...). Call
     ``ray.init(...)`` first to pick the cluster; otherwise Ray starts a local one. Every column other than
     ``output_column`` keeps its Arrow type.
     """
     return _map_scorer(ScorerActor, dataset, column, output_column, model, actors, cpus_per_actor, gpus_per_actor,
-                       texts_per_batch, tally, device=device, dtype=dtype, batch_size=batch_size,
-                       max_length=max_length, truncation=truncation, revision=revision,
-                       local_files_only=local_files_only)
+                       texts_per_batch, tally, ScorerSettings.of(settings, overrides))
 
 
 def score_json_lines(dataset: Any, column: str, output_column: str, model: str, *, actors: Optional[int] = None,
-                     tally: Any = None, **settings: Any) -> Any:
+                     tally: Any = None, settings: Optional[ScorerSettings] = None) -> Any:
     """``score_dataset`` for a dataset of JSONL lines (``ray_inputs.json_lines_datasource``): a dataset of one
     ``line`` column, each the input line's JSON object with ``output_column`` added."""
     return _map_scorer(JsonLinesScorer, dataset, column, output_column, model, actors, 1, 0,
-                       DEFAULT_TEXTS_PER_BATCH, tally, **settings)
+                       DEFAULT_TEXTS_PER_BATCH, tally, settings or ScorerSettings())
 
 
 def _map_scorer(actor_class: Any, dataset: Any, column: str, output_column: str, model: str, actors: Optional[int],
                 cpus_per_actor: float, gpus_per_actor: float, texts_per_batch: int, tally: Any,
-                **settings: Any) -> Any:
+                settings: ScorerSettings) -> Any:
     if isinstance(texts_per_batch, bool) or not isinstance(texts_per_batch, int) or texts_per_batch < 1:
         raise InputError(f"texts_per_batch must be a positive integer, got {texts_per_batch!r}")
     if actors is not None and (isinstance(actors, bool) or not isinstance(actors, int) or actors < 1):
@@ -212,15 +206,14 @@ def fitting_actors(actors: Optional[int], cpus_per_actor: float = 1,
                  "resources that never come")
 
 
-def dataset_signature(model: str = DEFAULT_MODEL, *, device: Optional[str] = None, dtype: Optional[str] = None,
-                      max_length: Optional[int] = None, truncation: str = "window", revision: Optional[str] = None,
-                      local_files_only: bool = False) -> str:
-    """The signature of scores from ``score_dataset`` with these settings, as the caller would compute them (loads the
-    scorer here once). Actors on other hardware may resolve another dtype, and the truncation count is unknown here
-    (``ntrunc:n/a``): pass a ``SignatureTally`` to ``score_dataset`` for what the actors did.
+def dataset_signature(model: str = DEFAULT_MODEL, *, settings: Optional[ScorerSettings] = None,
+                      **overrides: Any) -> str:
+    """The signature of scores from ``score_dataset`` with these settings (a ``ScorerSettings`` and/or its fields by
+    name, as ``score_dataset`` takes them), as the caller would compute them (loads the scorer here once). Actors on
+    other hardware may resolve another dtype, and the truncation count is unknown here (``ntrunc:n/a``): pass a
+    ``SignatureTally`` to ``score_dataset`` for what the actors did.
     """
     from .scorer import get_scorer
 
-    scorer = get_scorer(model, device=device, dtype=dtype, max_length=max_length, truncation=truncation,
-                        revision=revision, local_files_only=local_files_only)
+    scorer = get_scorer(model, settings=settings, **overrides)
     return str(scorer.signature).replace("|ntrunc:0|", "|ntrunc:n/a|")

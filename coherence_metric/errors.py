@@ -15,6 +15,11 @@ class InputError(CoherenceMetricError, ValueError):
     """A text, file or option that cannot be scored (empty, undecodable, missing field, bad value)."""
 
 
+class UnknownSettingError(InputError, TypeError):
+    """A scorer setting passed by a name that is no setting (``batch_sise=8``): an InputError (one line in the
+    CLI) and a TypeError, as Python's own for an unknown keyword argument."""
+
+
 class ModelNotFoundError(CoherenceMetricError, LookupError):
     """A model argument that names no local folder, packaged checkpoint or Hub repository."""
 

@@ -33,14 +33,15 @@ from .models.checkpoint import load_checkpoint
 from .models.model import CoherenceModel
 from .models.registry import DEFAULT_MODEL, resolve_model
 from .results import CompareResult, ScoreResult
-from .scoring.batching import DEFAULT_MAX_TOKENS_PER_BATCH, pad_batch, plan_batches
+from .scoring.batching import pad_batch, plan_batches
 from .scoring.local_term import adjacent_pairs, group_by_owner, mix
 from .scoring.profiling import DOCUMENT_PASS, SENTENCE_SPLIT, TOKENISE, TRANSITION_PASS, WINDOWING, StageTimes, stage
 from .scoring.progress import DOCUMENTS, with_progress
-from .scoring.runtime import AUTO, autocast_context, resolve_device, resolve_dtype
+from .scoring.runtime import autocast_context, resolve_device, resolve_dtype
 from .scoring.sentence_pass import SentenceEmbedder, add_sentence_terms
 from .scoring.transition_pass import boundary_logits
 from .scoring.windows import sentence_windows
+from .settings import ScorerSettings
 from .signature import Signature
 from .statistics.bootstrap import (
     DEFAULT_RESAMPLES,
@@ -59,9 +60,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from .systems import SystemsComparison
 
 logger = logging.getLogger("coherence_metric")
-
-TRUNCATION_POLICIES = ("warn", "error", "window")
-DEFAULT_BATCH_SIZE = 32
 
 
 @dataclass
@@ -89,47 +87,38 @@ class CoherenceScorer:
     Args:
         model: ``"default"`` (an alias; signatures name the checkpoint it stands for), a packaged checkpoint
             name, a checkpoint folder (a string or a ``pathlib.Path``), or a Hub repo id.
-        device: ``cpu``, ``cuda``, ``cuda:N``, ``mps``; None picks a GPU when there is one.
-        dtype: ``auto`` (the default: bf16 autocast where it is the faster path, i.e. CPUs with AMX-BF16, CPUs with
-            AVX512-BF16 where a short cached probe measured it faster, and GPUs with bf16; fp32 elsewhere;
-            ``COHERENCE_METRIC_DTYPE`` overrides the automatic choice), ``fp32``, ``bf16``
-            (autocast; CPU or GPU) or ``fp16`` (GPU only). The signature names the dtype used.
-        batch_size: most texts per forward pass.
-        max_length: most tokens per text; None takes the checkpoint's. Longer texts follow ``truncation``.
-        truncation: ``"window"`` (the default: overlapping sentence windows, scores averaged, so every
-            sentence counts), ``"warn"`` (cut at ``max_length``, one warning per call, count in the result;
-            what the paper's code does) or ``"error"``.
-        revision: Hub revision when ``model`` is a repo id.
-        local_files_only: never touch the network (``HF_HUB_OFFLINE=1`` does the same).
-        max_tokens_per_batch: padded tokens per forward pass, bounding memory for long texts.
-        progress: progress bars on stderr, one per pass (the document model's batches, then the sentence
-            encoder's for a checkpoint with a sentence-level term).
+        settings: how to load and run it (device, dtype, batch size, truncation...): a ``ScorerSettings``; None
+            takes its defaults.
+        **overrides: ``ScorerSettings`` fields by name, in place of those of ``settings``
+            (``CoherenceScorer("default", dtype="fp32", batch_size=8)``).
+
+    Attributes:
+        settings: the settings it was built with, as given (``device``, ``dtype`` and ``max_length`` below are
+            what they resolved to).
+        device: the torch device it runs on.
+        dtype: the compute dtype it runs in (``fp32``, ``bf16`` or ``fp16``).
+        max_length: most tokens per text (the checkpoint's when the settings name none).
+
+    Raises:
+        UnknownSettingError: an override that names no setting (before anything loads).
+        InputError: a setting the scorer refuses (a bad batch size, device or dtype; a ``max_length`` the
+            backbone cannot take).
     """
 
     def __init__(
         self,
         model: Union[str, "os.PathLike[str]"] = DEFAULT_MODEL,
-        device: Optional[str] = None,
-        dtype: Optional[str] = AUTO,
-        batch_size: int = DEFAULT_BATCH_SIZE,
-        max_length: Optional[int] = None,
-        truncation: str = "window",
-        revision: Optional[str] = None,
-        local_files_only: bool = False,
-        max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
-        progress: bool = False,
+        *,
+        settings: Optional[ScorerSettings] = None,
+        **overrides: Any,
     ) -> None:
-        self._check_settings(batch_size, truncation, max_tokens_per_batch)
-        self.device = resolve_device(device)
-        self.dtype = resolve_dtype(dtype, self.device)
-        resolved = resolve_model(model, revision=revision, local_files_only=local_files_only)
+        settings = ScorerSettings.of(settings, overrides)
+        self.device = resolve_device(settings.device)
+        self.dtype = resolve_dtype(settings.dtype, self.device)
+        resolved = resolve_model(model, revision=settings.revision, local_files_only=settings.local_files_only)
         loaded = load_checkpoint(resolved.folder)
         self._setup(loaded.model, loaded.tokenizer, resolved.label, loaded.config.fingerprint())
-        self.batch_size = batch_size
-        self.truncation = truncation
-        self.max_tokens_per_batch = max_tokens_per_batch
-        self.progress = progress
-        self.max_length = self._check_max_length(max_length)
+        self._apply(settings)
 
     @classmethod
     def from_model(
@@ -137,45 +126,36 @@ class CoherenceScorer:
         model: CoherenceModel,
         tokenizer: Any,
         label: str,
-        device: Optional[str] = None,
-        dtype: Optional[str] = "fp32",
-        batch_size: int = DEFAULT_BATCH_SIZE,
-        max_length: Optional[int] = None,
-        truncation: str = "window",
-        max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
+        *,
+        settings: Optional[ScorerSettings] = None,
         sentence_embedder: Optional[SentenceEmbedder] = None,
+        **overrides: Any,
     ) -> "CoherenceScorer":
         """A scorer over an in-memory model (training's dev evaluation, the untrained-head baseline).
 
-        The model is put in eval mode. ``dtype`` defaults to fp32 here, not ``auto``, so training's dev numbers (and
-        the checkpoint chosen from them) do not depend on the machine. The signature names ``label`` and a hash of
-        the model's parameters, taken when the signature is first asked for, so later changes to the weights are not
-        reflected.
+        The model is put in eval mode. Without ``settings``, ``dtype`` defaults to fp32 here, not ``auto``, so
+        training's dev numbers (and the checkpoint chosen from them) do not depend on the machine; ``revision`` and
+        ``local_files_only`` do not apply. The signature names ``label`` and a hash of the model's parameters,
+        taken when the signature is first asked for, so later changes to the weights are not reflected.
         ``sentence_embedder`` lends an already loaded sentence encoder to a model with a sentence-level term
         (training scores its model many times); without it the pretrained backbone is loaded on first use.
         """
+        settings = ScorerSettings.of(settings, overrides, dtype="fp32")
         scorer = cls.__new__(cls)
-        cls._check_settings(batch_size, truncation, max_tokens_per_batch)
-        scorer.device = resolve_device(device)
-        scorer.dtype = resolve_dtype(dtype, scorer.device)
+        scorer.device = resolve_device(settings.device)
+        scorer.dtype = resolve_dtype(settings.dtype, scorer.device)
         scorer._setup(model, tokenizer, label, None, sentence_embedder)
-        scorer.batch_size = batch_size
-        scorer.truncation = truncation
-        scorer.max_tokens_per_batch = max_tokens_per_batch
-        scorer.progress = False
-        scorer.max_length = scorer._check_max_length(max_length)
+        scorer._apply(settings)
         return scorer
 
-    @staticmethod
-    def _check_settings(batch_size: int, truncation: str, max_tokens_per_batch: int) -> None:
-        # bool is an int to Python: batch_size=True ran batches of one
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
-            raise InputError(f"batch_size must be a positive integer, got {batch_size!r}")
-        if truncation not in TRUNCATION_POLICIES:
-            raise InputError(f"unknown truncation {truncation!r}: choose one of {', '.join(TRUNCATION_POLICIES)}")
-        if isinstance(max_tokens_per_batch, bool) or not isinstance(max_tokens_per_batch, int) \
-                or max_tokens_per_batch < 1:
-            raise InputError(f"max_tokens_per_batch must be a positive integer, got {max_tokens_per_batch!r}")
+    def _apply(self, settings: ScorerSettings) -> None:
+        """Keep ``settings`` and the values scoring reads from them (``max_length`` checked against the model)."""
+        self.settings = settings
+        self.batch_size = settings.batch_size
+        self.truncation = settings.truncation
+        self.max_tokens_per_batch = settings.max_tokens_per_batch
+        self.progress = settings.progress
+        self.max_length = self._check_max_length(settings.max_length)
 
     def _setup(self, model: CoherenceModel, tokenizer: Any, label: str, fingerprint: Optional[str],
                sentence_embedder: Optional[SentenceEmbedder] = None) -> None:
@@ -591,29 +571,18 @@ def _cache_store(key: Tuple[Any, ...], scorer: CoherenceScorer) -> None:
 def get_scorer(
     model: Union[str, "os.PathLike[str]"] = DEFAULT_MODEL,
     *,
-    device: Optional[str] = None,
-    dtype: Optional[str] = AUTO,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    max_length: Optional[int] = None,
-    truncation: str = "window",
-    revision: Optional[str] = None,
-    local_files_only: bool = False,
-    max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
-    progress: bool = False,
+    settings: Optional[ScorerSettings] = None,
+    **overrides: Any,
 ) -> CoherenceScorer:
-    """A scorer for these settings (``CoherenceScorer``'s arguments), built once and reused (bert_score rebuilt its
-    model on every call).
+    """A scorer for this model and these settings (``CoherenceScorer``'s arguments: a ``ScorerSettings`` and/or its
+    fields by name), built once and reused (bert_score rebuilt its model on every call).
 
     Keeps the last few distinct settings; the oldest is dropped first. Thread-safe: threads asking for the same
     settings on a cold cache wait for one build (four threads used to load four models); other settings build
     at the same time.
     """
-    settings: Dict[str, Any] = {
-        "device": device, "dtype": AUTO if dtype is None else dtype, "batch_size": batch_size, "max_length": max_length,
-        "truncation": truncation, "revision": revision, "local_files_only": local_files_only,
-        "max_tokens_per_batch": max_tokens_per_batch, "progress": progress,
-    }
-    key = (model, tuple(sorted(settings.items())))
+    settings = ScorerSettings.of(settings, overrides)
+    key = (model, settings)
     scorer = _cache_lookup(key)
     if scorer is not None:
         return scorer
@@ -623,7 +592,7 @@ def get_scorer(
         try:
             scorer = _cache_lookup(key)  # built by the thread this one waited for
             if scorer is None:
-                scorer = CoherenceScorer(model, **settings)
+                scorer = CoherenceScorer(model, settings=settings)
                 _cache_store(key, scorer)
         finally:
             with _cache_lock:
@@ -636,24 +605,15 @@ def score(
     texts: Union[str, Iterable[Any]],
     model: Union[str, "os.PathLike[str]"] = DEFAULT_MODEL,
     *,
-    device: Optional[str] = None,
-    dtype: Optional[str] = AUTO,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    max_length: Optional[int] = None,
-    truncation: str = "window",
-    revision: Optional[str] = None,
-    local_files_only: bool = False,
-    max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
-    progress: bool = False,
+    settings: Optional[ScorerSettings] = None,
+    **overrides: Any,
 ) -> ScoreResult:
-    """Score texts with a cached ``CoherenceScorer`` of these settings; see ``CoherenceScorer.score``. The texts are
-    checked before a model is loaded, so bad input fails at once."""
+    """Score texts with a cached ``CoherenceScorer`` of this model and these settings (a ``ScorerSettings`` and/or
+    its fields by name: ``score(texts, dtype="fp32", batch_size=8)``); see ``CoherenceScorer.score``. The texts
+    are checked before a model is loaded, so bad input fails at once."""
     texts = as_text_list(texts)
     normalise_documents(texts)
-    scorer = get_scorer(model, device=device, dtype=dtype, batch_size=batch_size, max_length=max_length,
-                        truncation=truncation, revision=revision, local_files_only=local_files_only,
-                        max_tokens_per_batch=max_tokens_per_batch, progress=progress)
-    return scorer.score(texts)
+    return get_scorer(model, settings=settings, **overrides).score(texts)
 
 
 def compare(
@@ -664,24 +624,16 @@ def compare(
     seed: int = DEFAULT_SEED,
     *,
     randomization_trials: int = DEFAULT_TRIALS,
-    device: Optional[str] = None,
-    dtype: Optional[str] = AUTO,
-    batch_size: int = DEFAULT_BATCH_SIZE,
-    max_length: Optional[int] = None,
-    truncation: str = "window",
-    revision: Optional[str] = None,
-    local_files_only: bool = False,
-    max_tokens_per_batch: int = DEFAULT_MAX_TOKENS_PER_BATCH,
-    progress: bool = False,
+    settings: Optional[ScorerSettings] = None,
+    **overrides: Any,
 ) -> CompareResult:
-    """Compare with a cached ``CoherenceScorer`` of these settings; see ``CoherenceScorer.compare``. Strings and
-    lists are checked before a model is loaded, so bad input fails at once."""
+    """Compare with a cached ``CoherenceScorer`` of this model and these settings (a ``ScorerSettings`` and/or its
+    fields by name); see ``CoherenceScorer.compare``. Strings and lists are checked before a model is loaded, so
+    bad input fails at once."""
     if isinstance(a, str) and isinstance(b, str):
         normalise_documents([a, b])  # as CoherenceScorer.compare scores them: A is text 0, B text 1
     elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         normalise_documents(as_text_list(a) + as_text_list(b))
-    scorer = get_scorer(model, device=device, dtype=dtype, batch_size=batch_size, max_length=max_length,
-                        truncation=truncation, revision=revision, local_files_only=local_files_only,
-                        max_tokens_per_batch=max_tokens_per_batch, progress=progress)
+    scorer = get_scorer(model, settings=settings, **overrides)
     return scorer.compare(a, b, bootstrap_resamples=bootstrap_resamples, seed=seed,
                           randomization_trials=randomization_trials)

@@ -294,6 +294,15 @@ def read_recipe_mapping(path: Path, overrides: Optional[Dict[str, Any]] = None) 
         raise InputError(f"{path} is not UTF-8 text") from None
     if not isinstance(values, dict):
         raise InputError(f"{path} must hold a mapping of recipe keys")
+    return apply_overrides(values, overrides)
+
+
+def apply_overrides(values: Dict[str, Any], overrides: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """``values`` (a recipe mapping, changed in place and returned) with dotted-key ``overrides`` applied.
+
+    Raises:
+        InputError: an override into a key that is not a section.
+    """
     for dotted, value in (overrides or {}).items():
         target = values
         *parents, last = dotted.split(".")

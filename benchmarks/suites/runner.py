@@ -15,14 +15,14 @@ from typing import Any, Callable, Optional, Sequence, Union
 from coherence_metric.research.cache import JsonCache
 from coherence_metric.research.catalogue import load_benchmark_test_set, suite_test_sets
 from coherence_metric.research.datasets import TestSet, sample_subset
-from coherence_metric.research.datasets.base import DEFAULT_SEED
 
 from ..progress import progress_bar
 from ..published import published_for
 from ..reporting import write_suite_reports
 from ..run_facts import run_facts
+from ..run_settings import RunSettings
 from .scoring import ScoredTestSet, evaluate, score_test_set
-from .systems import BenchmarkSystem, build_systems, system_names
+from .systems import BenchmarkSystem, scorer_and_systems, system_names
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 
@@ -31,37 +31,16 @@ TestSetSource = Union[str, TestSet]
 
 def run_suite(
     suite: str,
-    model: str = "default",
+    settings: RunSettings,
     *,
-    limit: Optional[int] = None,
-    seed: int = DEFAULT_SEED,
-    batch_size: int = 32,
-    device: Optional[str] = None,
-    dtype: Optional[str] = None,
-    baselines: bool = True,
-    use_cache: bool = True,
-    cache_dir: Union[str, Path, None] = None,
-    data_dir: Optional[Path] = None,
-    out_dir: Union[str, Path, None] = None,
-    progress: bool = False,
     test_sets: Optional[Sequence[TestSetSource]] = None,
 ) -> dict[str, Any]:
     """Benchmark a checkpoint (and, by default, the baselines) on a suite of test sets.
 
     Args:
         suite: ``paper``, ``probes`` or ``all``; used for the report title when ``test_sets`` is given.
-        model: anything ``CoherenceScorer`` accepts (``default``, a checkpoint folder, a Hub id).
-        limit: score a seeded subset of this many pairs per test set (quick runs).
-        seed: seeds subsets, permutations of the stand-ins, the random baseline and the No FT head.
-        batch_size: texts per forward pass (scores do not depend on it).
-        device: torch device; None picks a GPU when there is one.
-        dtype: ``fp32`` (default), ``bf16`` or ``fp16`` (GPU).
-        baselines: also score random, No FT and adjacent cosine.
-        use_cache: read and write cached scores and stand-ins.
-        cache_dir: cache folder (default ``$COHERENCE_METRIC_CACHE`` or ``~/.cache/coherence_metric/benchmarks``).
-        data_dir: the shared data folder; None finds it the usual way.
-        out_dir: write ``<suite>.md``, ``<suite>.json`` and ``<suite>.png`` there.
-        progress: progress bars on stderr while scoring.
+        settings: the run's model, limit (pairs per test set), seed, scorer, baselines, cache and output folder
+            (``<suite>.md``, ``<suite>.json`` and ``<suite>.png``).
         test_sets: run these (names or TestSet objects) instead of the suite's list.
 
     Returns:
@@ -71,26 +50,23 @@ def run_suite(
     Raises:
         CoherenceMetricError: a bad suite, model, option or missing data (one-line messages).
     """
-    from coherence_metric.models.registry import resolve_model
-    from coherence_metric.scorer import CoherenceScorer
-
     sources: Sequence[TestSetSource] = test_sets if test_sets is not None else suite_test_sets(suite)
-    scorer = CoherenceScorer(model, device=device, dtype=dtype, batch_size=batch_size, progress=progress)
-    checkpoint_folder = resolve_model(model, local_files_only=True).folder if baselines else None
-    systems = build_systems(scorer, checkpoint_folder, seed, baselines=baselines, device=device, progress=progress)
+    scorer, systems = scorer_and_systems(settings)
     header = {
         "suite": suite,
-        "model": {"spec": model, "label": scorer.model_label, "signature": str(scorer.signature)},
+        "model": {"spec": settings.model, "label": scorer.model_label, "signature": str(scorer.signature)},
     }
+    limit, seed = settings.limit, settings.seed
 
     def load(source: TestSetSource) -> TestSet:
         if isinstance(source, TestSet):
             return sample_subset(source, limit, seed)
-        return load_benchmark_test_set(source, limit=limit, seed=seed, data_dir=data_dir, cache_dir=cache_dir,
-                                       use_cache=use_cache)
+        return load_benchmark_test_set(source, limit=limit, seed=seed, data_dir=settings.data_dir,
+                                       cache_dir=settings.cache_dir, use_cache=settings.use_cache)
 
     return run_benchmark(systems, sources, load, header=header, limit=limit, seed=seed,
-                         cache=JsonCache(cache_dir, enabled=use_cache), out_dir=out_dir, progress=progress)
+                         cache=JsonCache(settings.cache_dir, enabled=settings.use_cache), out_dir=settings.out_dir,
+                         progress=settings.progress)
 
 
 def run_benchmark(

@@ -28,6 +28,8 @@ from typing import Any, Callable, Iterator, Optional, Sequence
 from coherence_metric.errors import CoherenceMetricError
 from coherence_metric.version import __version__
 
+from ..run_settings import RunSettings
+
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 
 MODEL_ROLE = "model"
@@ -264,19 +266,10 @@ def no_ft_system(scorer: Any, checkpoint_folder: Path, seed: int, progress: bool
             model = CoherenceModel.from_backbone(
                 backbone.folder, pooling=pooling, max_length=scorer.max_length, seed=seed
             )
-            no_ft = CoherenceScorer.from_model(
-                model,
-                scorer.tokenizer,
-                label=f"no-ft:{scorer.model_label}",
-                device=str(scorer.device),
-                dtype=scorer.dtype,
-                batch_size=scorer.batch_size,
-                max_length=scorer.max_length,
-                truncation=scorer.truncation,
-                max_tokens_per_batch=scorer.max_tokens_per_batch,
-            )
-            no_ft.progress = progress
-            built["scorer"] = no_ft
+            # the model's settings as they resolved (device, dtype, max_length), with this run's progress bars
+            built["scorer"] = CoherenceScorer.from_model(
+                model, scorer.tokenizer, label=f"no-ft:{scorer.model_label}", settings=scorer.settings,
+                device=str(scorer.device), dtype=scorer.dtype, max_length=scorer.max_length, progress=progress)
         return built["scorer"]
 
     def same_as() -> Optional[str]:
@@ -331,6 +324,17 @@ def build_systems(
     systems.append(cosine_system(device or str(scorer.device)))
     systems.extend(trivial_systems())
     return systems
+
+
+def scorer_and_systems(settings: RunSettings) -> tuple[Any, list[BenchmarkSystem]]:
+    """Build the model's CoherenceScorer and the run's systems (the model, then the baselines when asked)."""
+    from coherence_metric.models.registry import resolve_model
+    from coherence_metric.scorer import CoherenceScorer
+
+    scorer = CoherenceScorer(settings.model, settings=settings.scorer_settings(progress=settings.progress))
+    folder = resolve_model(settings.model, local_files_only=True).folder if settings.baselines else None
+    return scorer, build_systems(scorer, folder, settings.seed, baselines=settings.baselines, device=settings.device,
+                                 progress=settings.progress)
 
 
 def system_names(systems: Sequence[BenchmarkSystem]) -> list[str]:

@@ -15,6 +15,7 @@ import click
 
 from ..errors import InputError
 from ..inputs.files import InputText
+from ..settings import ScorerSettings
 from ..statistics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED, MIN_CLI_RESAMPLES
 from ..statistics.p_values import at_floor, disagreement_note, floor_note, format_p_value
 from ..statistics.significance import DEFAULT_TRIALS, MAX_TRIALS, MIN_CLI_TRIALS, bootstrap_p_note, mean_interval
@@ -177,14 +178,13 @@ def _compare_two(label_a: str, side_a: List[InputText], label_b: str, side_b: Li
 def compare_command(files: Tuple[str, ...], input_format: str, field: str, output_format: str,
                     group_by: Optional[str], bootstrap_resamples: int, randomization_trials: int, seed: int,
                     labels: Tuple[str, ...], on_empty: str, id_field: Optional[str], model: str,
-                    revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
-                    max_length: Optional[int], truncation: str, offline: bool, progress: bool) -> None:
+                    settings: ScorerSettings) -> None:
     """Compare FILES: two texts (default: each file is one text), or two or more systems' outputs on the same
     inputs (--input-format lines/paragraphs/jsonl: item i of every file is the same input; or one JSONL file with
     --group-by FIELD), with paired-bootstrap intervals and p-values (paired bootstrap, approximate randomization)
     for every pair."""
     def make_scorer() -> Any:
-        return build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
+        return build_scorer(model, settings)
 
     if group_by is not None:
         if labels:

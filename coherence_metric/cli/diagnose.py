@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import click
 
 from ..errors import InputError
+from ..settings import ScorerSettings
 from .group import cli
 from .options import build_scorer, input_options_for, model_options, read_all
 
@@ -16,8 +15,7 @@ from .options import build_scorer, input_options_for, model_options, read_all
 @input_options_for(("text", "json"))
 @model_options
 def diagnose_command(file: str, input_format: str, field: str, output_format: str, model: str,
-                     revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
-                     max_length: Optional[int], truncation: str, offline: bool, progress: bool) -> None:
+                     settings: ScorerSettings) -> None:
     """Mean score by sentence count, Spearman with length, and how much lower-casing or PTB-style
     tokenising the texts in FILE moves their scores (a coherence score should barely move)."""
     inputs = read_all([file], input_format, field)
@@ -25,7 +23,7 @@ def diagnose_command(file: str, input_format: str, field: str, output_format: st
         name = "<stdin>" if file == "-" else file
         raise InputError(f"{name} holds {len(inputs)} text as read with -i {input_format}: diagnose needs at "
                          "least 2 (one text per line: -i lines; one per JSON line: -i jsonl)")
-    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
+    scorer = build_scorer(model, settings)
     from ..diagnostics import diagnose, render_report
 
     report = diagnose([item.text for item in inputs], scorer)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any, List, Optional, Tuple
+from typing import Any, List, Tuple
 
 import click
 
 from ..analysis.mechanism_names import AUTO, FALLBACK, MECHANISMS
 from ..analysis.sentence_breaks import KIND_NOTES
+from ..settings import ScorerSettings
 from .group import cli
 from .labels import display_name, errors_named_by_label, escape_label
 from .options import build_scorer, input_options_for, model_options, read_all
@@ -59,8 +60,7 @@ def _render(result: Any, labels: List[str]) -> None:
                    "on dev data are flagged, so a coherent text can show none).")
 @model_options
 def explain_command(files: Tuple[str, ...], input_format: str, field: str, output_format: str, mechanism: str,
-                    flagged: int, model: str, revision: Optional[str], device: Optional[str], dtype: str,
-                    batch_size: int, max_length: Optional[int], truncation: str, offline: bool, progress: bool) -> None:
+                    flagged: int, model: str, settings: ScorerSettings) -> None:
     """Show where the texts in FILES break (- for stdin; -i lines/paragraphs/jsonl: many texts per file): each
     text's sentences, a score for each transition between adjacent sentences (higher reads as more coherent), the
     sentences beyond a threshold flagged with the kind of break (cohesion, duplication, relevance), and the text's
@@ -68,7 +68,7 @@ def explain_command(files: Tuple[str, ...], input_format: str, field: str, outpu
     from ..analysis.explain import check_has_transitions
 
     inputs = read_all(list(files), input_format, field)
-    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
+    scorer = build_scorer(model, settings)
     labels = [item.label for item in inputs]
     with errors_named_by_label(labels):  # "text 1" -> "special.txt:2", as score and compare name them
         result = scorer.explain([item.text for item in inputs], mechanism=mechanism, flagged=flagged)

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any, Dict, List, Optional
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
 
 import click
 
@@ -11,6 +16,42 @@ from ..errors import CoherenceMetricError
 
 #: The package a lazy command lives in -> the extra that installs its dependencies.
 _EXTRAS = {"coherence_metric.training": "train", "coherence_metric.benchmarks": "bench"}
+
+
+#: A checkout's folders that install inside the package (setup.py's ``MAPPED``): package -> folder.
+CHECKOUT_FOLDERS = {"coherence_metric.research": "research", "coherence_metric.training": "training",
+                    "coherence_metric.benchmarks": "benchmarks"}
+
+
+class _CheckoutFolders(importlib.abc.MetaPathFinder):
+    """Finds ``coherence_metric.training`` (and ``.research``, ``.benchmarks``) in the folders of a checkout."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def find_spec(self, fullname: str, path: Optional[Sequence[str]] = None,
+                  target: Any = None) -> Optional[importlib.machinery.ModuleSpec]:
+        folder = CHECKOUT_FOLDERS.get(fullname)
+        if folder is None:  # their submodules are found through the package's own __path__
+            return None
+        return importlib.util.spec_from_file_location(fullname, self.root / folder / "__init__.py",
+                                                      submodule_search_locations=[str(self.root / folder)])
+
+
+def mount_checkout() -> bool:
+    """In a checkout that was never installed (a device machine that received the working tree and has the
+    dependencies but no ``pip install``), make ``coherence_metric.training``, ``.research`` and ``.benchmarks`` import
+    from the folders beside ``coherence_metric/``, as setup.py maps them in an install. Returns whether it did: not
+    when they import already, or when this ``coherence_metric`` is not a checkout's (no setup.py beside it)."""
+    if importlib.util.find_spec("coherence_metric.training") is not None:
+        return False
+    root = Path(__file__).resolve().parents[2]
+    if not (root / "setup.py").is_file() or not all((root / folder / "__init__.py").is_file()
+                                                    for folder in CHECKOUT_FOLDERS.values()):
+        return False
+    if not any(isinstance(finder, _CheckoutFolders) for finder in sys.meta_path):
+        sys.meta_path.append(_CheckoutFolders(root))
+    return True
 
 
 def _unavailable(name: str, reason: str) -> click.Command:
@@ -61,6 +102,8 @@ class LazyGroup(click.Group):
         package = next((name for name in _EXTRAS if module_name.startswith(name + ".")), module_name.split(".")[0])
         extra = _EXTRAS.get(package, package)
         try:
+            if package in _EXTRAS:
+                mount_checkout()  # `python3 -m coherence_metric.cli train ...` from an uninstalled checkout
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as error:
             if error.name and (error.name == module_name or module_name.startswith(error.name + ".")):

@@ -17,6 +17,7 @@ from ..errors import InputError
 from ..inputs.files import INPUT_FORMATS, EmptyTextError, read_texts
 from ..inputs.texts import has_visible_characters
 from ..scoring.progress import progress_lines
+from ..settings import ScorerSettings
 from .labels import display_name
 
 OUTPUT_FORMATS = ("text", "json", "tsv", "markdown", "latex")
@@ -53,21 +54,24 @@ def output_mode(progress: Optional[bool]) -> Iterator[bool]:
             _quiet.reset(token)
 
 
-def _with_output_mode(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Run the command inside ``output_mode``, passing it the resolved ``progress`` (a bool)."""
+def _with_settings(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Run the command inside ``output_mode``, passing it the scorer's options as one ``settings`` (a
+    ``ScorerSettings``, its ``progress`` resolved to a bool). The options are named as the settings' fields."""
 
     @functools.wraps(function)
     def wrapper(*args: Any, progress: Optional[bool] = None, **kwargs: Any) -> Any:
+        options = {name: kwargs.pop(name) for name in ScorerSettings.names() if name in kwargs}
         with output_mode(progress) as show:
-            return function(*args, progress=show, **kwargs)
+            return function(*args, settings=ScorerSettings(**options, progress=show), **kwargs)
 
     return wrapper
 
 
 def model_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Add the options that build a CoherenceScorer, and --progress/--quiet (the command receives ``progress``,
-    resolved to a bool, and runs with warnings silenced under --quiet)."""
-    function = _with_output_mode(function)
+    """Add ``--model`` and the options that build a CoherenceScorer, and --progress/--quiet: the command receives
+    ``model`` and ``settings`` (a ``ScorerSettings``, ``progress`` resolved to a bool) and runs with warnings
+    silenced under --quiet."""
+    function = _with_settings(function)
     decorators = [
         click.option("--model", "-m", default="default", show_default=True,
                      help="'default' (an alias), a packaged checkpoint's name (coherence-metric models), "
@@ -88,7 +92,8 @@ def model_options(function: Callable[..., Any]) -> Callable[..., Any]:
                      show_default=True,
                      help="Texts over --max-length: window = score overlapping sentence windows and average "
                           "them; warn = cut them (the paper's behaviour) and warn; error = refuse them."),
-        click.option("--offline", is_flag=True, help="Never use the network (same as HF_HUB_OFFLINE=1)."),
+        click.option("--offline", "local_files_only", is_flag=True,
+                     help="Never use the network (same as HF_HUB_OFFLINE=1)."),
         click.option("--progress/--quiet", "progress", default=None,
                      help="--progress: a progress bar per pass (document model, sentence encoder) on stderr "
                           "[default: when stderr is a terminal; otherwise a plain progress line every 30 s of a "
@@ -144,26 +149,15 @@ def bf16_hint(requested_dtype: str, resolved_dtype: str) -> Optional[str]:
             "the setting for numbers in a paper or compared across machines, pass --dtype fp32")
 
 
-def build_scorer(model: str, revision: Optional[str], device: Optional[str], dtype: str, batch_size: int,
-                 max_length: Optional[int], truncation: str, offline: bool, progress: bool = False) -> Any:
+def build_scorer(model: str, settings: ScorerSettings) -> Any:
     """Build the scorer the options describe (imports torch, so only after the inputs have been read)."""
     from ..scorer import CoherenceScorer
     from ..scoring.runtime import AutoBf16Warning
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", AutoBf16Warning)  # the API's words; the CLI says it with --dtype below
-        scorer = CoherenceScorer(
-            model,
-            device=device,
-            dtype=dtype,
-            batch_size=batch_size,
-            max_length=max_length,
-            truncation=truncation,
-            revision=revision,
-            local_files_only=offline,
-            progress=progress,
-        )
-    hint = bf16_hint(dtype, scorer.dtype)
+        scorer = CoherenceScorer(model, settings=settings)
+    hint = bf16_hint(str(settings.dtype), scorer.dtype)
     if hint:
         warnings.warn(hint, stacklevel=2)  # a warning, so --quiet silences it with the others
     return scorer

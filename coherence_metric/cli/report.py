@@ -10,6 +10,7 @@ from typing import Any, Dict, List, Optional, Tuple
 import click
 
 from ..errors import InputError
+from ..settings import ScorerSettings
 from ..statistics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED, MIN_CLI_RESAMPLES
 from ..statistics.significance import DEFAULT_TRIALS, MAX_TRIALS, MIN_CLI_TRIALS
 from .compare_systems import drop_empty_inputs, read_grouped_systems, read_systems
@@ -80,9 +81,7 @@ def _systems_named(files: List[str], labels: Tuple[str, ...], group_by: Optional
 def report_command(files: Tuple[str, ...], output: str, input_format: str, field: str, group_by: Optional[str],
                    explain_rows: int, title: Optional[str], bootstrap_resamples: int,
                    randomization_trials: int, seed: int, labels: Tuple[str, ...], on_empty: str,
-                   id_field: Optional[str], model: str, revision: Optional[str],
-                   device: Optional[str], dtype: str, batch_size: int, max_length: Optional[int], truncation: str,
-                   offline: bool, progress: bool) -> None:
+                   id_field: Optional[str], model: str, settings: ScorerSettings) -> None:
     """Write an HTML report comparing two or more systems' outputs on the same inputs (one file per system, or one
     JSONL file with --group-by): scores with intervals, ranking, every pair's win rate and p-values, histograms, and
     the inputs where they differ most, with the sentences explain flags marked."""
@@ -92,7 +91,7 @@ def report_command(files: Tuple[str, ...], output: str, input_format: str, field
     check_writable(output, inputs=paths)
     names = _systems_named(paths, labels, group_by)
     systems, row_labels, left_out = _read_systems(paths, input_format, field, names, on_empty, id_field, group_by)
-    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
+    scorer = build_scorer(model, settings)
     arguments = sys.argv[1:] if sys.argv and sys.argv[0].endswith("coherence-metric") else \
         ["report", *paths, "-i", input_format, "-o", output]
     command = "coherence-metric " + " ".join(shlex.quote(argument) for argument in arguments)

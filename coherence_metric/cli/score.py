@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from typing import Any, List, Optional
@@ -9,6 +10,7 @@ from typing import Any, List, Optional
 import click
 
 from ..errors import InputError
+from ..settings import ScorerSettings
 from ..statistics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED
 from .group import cli
 from .labels import errors_named_by_label, escape_label
@@ -42,9 +44,7 @@ from .tables import plural, render_score_latex, render_score_markdown
 @model_options
 def score_command(files: List[str], input_format: str, field: str, output_format: str, bootstrap_resamples: int,
                   seed: int, on_empty: str, id_field: Optional[str], use_ray: bool, output_dir: Optional[str],
-                  ray_address: Optional[str], actors: Optional[int], model: str, revision: Optional[str],
-                  device: Optional[str], dtype: str, batch_size: int, max_length: Optional[int], truncation: str,
-                  offline: bool, progress: bool) -> None:
+                  ray_address: Optional[str], actors: Optional[int], model: str, settings: ScorerSettings) -> None:
     """Score the texts in FILES (use - for stdin); higher is more coherent. Prints each text's score and their mean
     (the system score) with a bootstrap interval. With --ray, score a JSONL or Parquet dataset on a Ray cluster and
     write it with a 'coherence' column to --output."""
@@ -52,15 +52,14 @@ def score_command(files: List[str], input_format: str, field: str, output_format
         if on_empty != "error" or id_field is not None:
             raise InputError("--on-empty and --id-field are for scoring here; --ray reads the dataset on the "
                              "cluster (every row must hold a text) and keeps its columns, ids included")
-        settings = {"device": device, "dtype": dtype, "batch_size": batch_size, "max_length": max_length,
-                    "truncation": truncation, "revision": revision, "local_files_only": offline}
-        score_with_ray(list(files), input_format, field, output_dir, ray_address, actors, model, settings, progress,
-                       quiet=is_quiet())
+        # the actors show no bars of their own: Ray's progress bars follow --progress
+        score_with_ray(list(files), input_format, field, output_dir, ray_address, actors, model,
+                       dataclasses.replace(settings, progress=False), settings.progress, quiet=is_quiet())
         return
     inputs = read_all(list(files), input_format, field, on_empty, id_field)
     scored, empty = split_empty(inputs)
     empty_note(empty, on_empty)
-    scorer = build_scorer(model, revision, device, dtype, batch_size, max_length, truncation, offline, progress)
+    scorer = build_scorer(model, settings)
     with errors_named_by_label([item.label for item in scored]):
         result = scorer.score([item.text for item in scored])
     if len(result.scores) > 1 and bootstrap_resamples > 0:

@@ -40,6 +40,7 @@ from ..inputs.ray_io import (
     locate,
     ray_filesystem,
 )
+from ..settings import ScorerSettings
 
 
 def ray_options(function: Callable[..., Any]) -> Callable[..., Any]:
@@ -125,7 +126,7 @@ def _ray_console_handlers() -> List[logging.Handler]:
 
 
 def score_with_ray(files: List[str], input_format: str, field: str, output_dir: Optional[str],
-                   ray_address: Optional[str], actors: Optional[int], model: str, settings: dict,
+                   ray_address: Optional[str], actors: Optional[int], model: str, settings: ScorerSettings,
                    progress: bool, quiet: bool = False) -> None:
     """Check every row, then read, score on Ray, write; print where the output went and the signature the actors
     scored with (their dtype, the truncation count)."""
@@ -238,7 +239,7 @@ def _quiet_ray_backend(quiet: bool) -> Iterator[None]:
 
 
 def _run_on_ray(location: Any, paths: List[str], kind: str, field: str, output: Any, ray_address: Optional[str],
-                actors: Optional[int], model: str, settings: dict, progress: bool, quiet: bool) -> None:
+                actors: Optional[int], model: str, settings: ScorerSettings, progress: bool, quiet: bool) -> None:
     import ray
 
     if not ray.is_initialized():
@@ -256,12 +257,12 @@ def _run_on_ray(location: Any, paths: List[str], kind: str, field: str, output: 
     if kind == "jsonl":
         names = {path: _name(location, path) for path in paths}
         dataset = ray.data.read_datasource(json_lines_datasource(paths, names, filesystem))
-        scored = score_json_lines(dataset, field, OUTPUT_COLUMN, model, actors=actors, tally=tally, **settings)
+        scored = score_json_lines(dataset, field, OUTPUT_COLUMN, model, actors=actors, tally=tally, settings=settings)
         scored.write_datasink(json_lines_datasink(output.path, out_filesystem))
     else:
         dataset = ray.data.read_parquet(paths, filesystem=filesystem)
         scored = score_dataset(dataset, column=field, output_column=OUTPUT_COLUMN, model=model, actors=actors,
-                               tally=tally, **settings)
+                               tally=tally, settings=settings)
         scored.write_parquet(output.path, filesystem=out_filesystem)
     signatures = ray.get(tally.signatures.remote())
     click.echo(f"wrote {kind} with a 'coherence' column to {output.given}")

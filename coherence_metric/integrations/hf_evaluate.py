@@ -38,7 +38,8 @@ Args:
     predictions: the texts to score, each a string or a list of its sentences (one kind for all of them).
     references: not used (the metric is reference-free); a warning says so.
     model: "default", a packaged checkpoint's name, a checkpoint folder or a Hub repo id.
-    batch_size, max_length, truncation, device, dtype: as ``coherence_metric.CoherenceScorer``.
+    any other keyword: a setting of the scorer, as ``coherence_metric.ScorerSettings`` (device, dtype,
+        batch_size, max_length, truncation...).
 Returns:
     scores: one score per text, in input order.
     system_score: their mean.
@@ -137,12 +138,10 @@ def features() -> List[Any]:
     ]
 
 
-def compute(predictions: List[Union[str, List[str]]], model: str = DEFAULT_MODEL, batch_size: int = 32,
-            max_length: Optional[int] = None, truncation: str = "window", device: Optional[str] = None,
-            dtype: Optional[str] = None) -> Dict[str, Any]:
-    """Score ``predictions`` with the cached scorer of these settings (loaded once per process)."""
+def compute(predictions: List[Union[str, List[str]]], model: str = DEFAULT_MODEL, **settings: Any) -> Dict[str, Any]:
+    """Score ``predictions`` with the cached scorer of these settings (``coherence_metric.ScorerSettings`` fields
+    by name: ``dtype="fp32"``, ``batch_size=32``), loaded once per process."""
     from ..scorer import score
 
-    result = score(predictions, model=model, batch_size=batch_size, max_length=max_length, truncation=truncation,
-                   device=device, dtype=dtype)
+    result = score(predictions, model=model, **settings)
     return {"scores": result.scores, "system_score": result.system_score, "signature": str(result.signature)}

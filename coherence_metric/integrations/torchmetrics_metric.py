@@ -13,7 +13,7 @@ when torchmetrics copies a metric.
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, Iterable, List, Optional, Union
+from typing import Any, Iterable, List, Optional, Union
 
 import torch
 import torchmetrics
@@ -23,23 +23,22 @@ __all__ = ["CoherenceMetric"]
 
 from ..errors import InputError
 from ..models.registry import DEFAULT_MODEL, resolve_model
-from ..scoring.batching import DEFAULT_MAX_TOKENS_PER_BATCH
+from ..settings import ScorerSettings
 
 
-def _check_early(model: Any, device: Optional[str], dtype: Optional[str], batch_size: int, truncation: str) -> None:
-    """Refuse what the first ``update()`` would refuse (an unknown model, bad settings) when the metric is built:
-    a Lightning run otherwise found out after its first training epoch."""
+def _check_early(model: Any, settings: ScorerSettings) -> None:
+    """Refuse what the first ``update()`` would refuse (an unknown model, a device or dtype this machine cannot
+    run) when the metric is built: a Lightning run otherwise found out after its first training epoch. The other
+    settings were checked when ``settings`` was built."""
     if not isinstance(model, (str, os.PathLike)):
         if not callable(getattr(model, "score", None)):
             raise InputError(f"model must be a model name, a checkpoint folder or a CoherenceScorer, got "
                              f"{type(model).__name__}")
         return
-    from ..scorer import CoherenceScorer
     from ..scoring.runtime import resolve_device, resolve_dtype
 
-    CoherenceScorer._check_settings(batch_size, truncation, DEFAULT_MAX_TOKENS_PER_BATCH)  # the scorer's own rules
-    resolve_dtype(dtype, resolve_device(device))
-    resolve_model(model)
+    resolve_dtype(settings.dtype, resolve_device(settings.device))
+    resolve_model(model, revision=settings.revision, local_files_only=settings.local_files_only)
 
 
 class CoherenceMetric(torchmetrics.Metric):
@@ -49,12 +48,11 @@ class CoherenceMetric(torchmetrics.Metric):
         model: a model name or checkpoint folder (a string or a ``pathlib.Path``) for the cached scorer, or a
             ``CoherenceScorer``. A name that resolves to nothing and bad settings are refused here, not at the first
             ``update()``; the checkpoint itself loads at the first ``update()``.
-        device: the cached scorer's device (ignored when ``model`` is a scorer, as are the four below).
-        dtype: its compute dtype.
-        batch_size: its most texts per forward pass.
-        max_length: its most tokens per text.
-        truncation: its policy for longer texts.
-        **kwargs: torchmetrics ``Metric`` options (``sync_on_compute``, ``process_group``, ...).
+        settings: the cached scorer's settings, a ``coherence_metric.ScorerSettings`` (ignored when ``model`` is a
+            scorer, as are its fields below).
+        **kwargs: ``ScorerSettings`` fields by name (``dtype="fp32"``, ``batch_size=32``), in place of those of
+            ``settings``; every other keyword is a torchmetrics ``Metric`` option (``sync_on_compute``,
+            ``process_group``, ...).
 
     Attributes:
         signature: the signature of the last scores (a string), to log beside the number.
@@ -66,15 +64,15 @@ class CoherenceMetric(torchmetrics.Metric):
 
     scores: List[torch.Tensor]
 
-    def __init__(self, model: Union[str, Any] = DEFAULT_MODEL, *, device: Optional[str] = None,
-                 dtype: Optional[str] = None, batch_size: int = 32, max_length: Optional[int] = None,
-                 truncation: str = "window", **kwargs: Any) -> None:
+    def __init__(self, model: Union[str, Any] = DEFAULT_MODEL, *, settings: Optional[ScorerSettings] = None,
+                 **kwargs: Any) -> None:
+        names = ScorerSettings.names()
+        overrides = {name: kwargs.pop(name) for name in list(kwargs) if name in names}
         super().__init__(**kwargs)
-        _check_early(model, device, dtype, batch_size, truncation)
-        self._model = model
         # not self._device/_dtype: torchmetrics keeps its states' device and dtype there
-        self._scorer_settings: Dict[str, Any] = {"device": device, "dtype": dtype, "batch_size": batch_size,
-                                                 "max_length": max_length, "truncation": truncation}
+        self._scorer_settings = ScorerSettings.of(settings, overrides)
+        _check_early(model, self._scorer_settings)
+        self._model = model
         self.signature: Optional[str] = None
         self.add_state("scores", default=[], dist_reduce_fx="cat")
 
@@ -83,7 +81,7 @@ class CoherenceMetric(torchmetrics.Metric):
             return self._model
         from ..scorer import get_scorer
 
-        return get_scorer(self._model, **self._scorer_settings)
+        return get_scorer(self._model, settings=self._scorer_settings)
 
     def update(self, texts: Union[str, Iterable[Any]]) -> None:
         """Score ``texts`` (a string, or any list of texts or sentence lists) and keep their scores."""

@@ -98,19 +98,20 @@ def test_the_speed_suite_runs_from_the_command_line(bert_checkpoint, tmp_path, m
 
 
 @pytest.mark.parametrize("suite, expected", [("speed", "auto"), ("paper", "fp32"), ("human-dev", "fp32")])
-def test_the_benchmarks_dtype_is_auto_for_speed_and_fp32_for_numbers_compared_across_machines(monkeypatch, suite,
-                                                                                            expected):
+def test_the_benchmarks_dtype_is_auto_for_speed_and_fp32_for_numbers_compared_across_machines(monkeypatch, tmp_path,
+                                                                                            suite, expected):
     from coherence_metric.benchmarks import cli as benchmark_cli
+    from coherence_metric.benchmarks.run_settings import RunSettings
 
     seen = {}
 
     def record(*args, **kwargs):
-        seen["dtype"] = next(value for value in args if value in ("auto", "fp32", "bf16"))
+        seen["dtype"] = next(value.dtype for value in args if isinstance(value, RunSettings))
         raise SystemExit(0)
 
     for name in ("_speed", "_suite", "_rated"):
         monkeypatch.setattr(benchmark_cli, name, record)
-    assert _invoke("--suite", suite, "--model", "m").exit_code == 0
+    assert _invoke("--suite", suite, "--model", "m", "-o", str(tmp_path)).exit_code == 0
     assert seen["dtype"] == expected
-    _invoke("--suite", suite, "--model", "m", "--dtype", "bf16")
+    _invoke("--suite", suite, "--model", "m", "-o", str(tmp_path), "--dtype", "bf16")
     assert seen["dtype"] == "bf16"

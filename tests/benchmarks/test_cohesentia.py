@@ -16,6 +16,7 @@ from coherence_metric.benchmarks.cohesentia import (
     within_text_auc,
 )
 from coherence_metric.benchmarks.duplicates import CONTENT, VERBATIM, build_duplicates, content_repeat
+from coherence_metric.benchmarks.run_settings import RunSettings
 
 
 def test_a_sentence_is_marked_for_a_group_when_half_the_annotators_give_a_reason_of_it():
@@ -118,8 +119,9 @@ def test_the_ruler_writes_its_report_from_a_small_file_in_the_datasets_format(be
             "IncrementalData": {"sentences": sentences, "num_sentences": 5, "num_annotators": 2, "scores": {},
                                 "consensus_score": 3, "reasons": {"a": {"2": [6], "4": [1]}, "b": {"2": [7]}}}}
     (folder / "TrainData.json").write_text(json.dumps(stories), encoding="utf-8")
-    result = run_cohesentia(str(bert_checkpoint), data_dir=tmp_path / "data", cache_dir=tmp_path / "cache",
-                            out_dir=tmp_path / "out", synthetic=False, timing=False)
+    result = run_cohesentia(RunSettings(model=str(bert_checkpoint), data_dir=tmp_path / "data",
+                                        cache_dir=tmp_path / "cache", out_dir=tmp_path / "out"),
+                            synthetic=False, timing=False)
     assert result["n_stories"] == {"all": 4, "choose": 2, "check": 2}
     relevance = result["methods"]["all"]["relevance"]["relevance"]
     assert relevance["n_texts"] == 4 and 0.0 <= relevance["auc"] <= 1.0

@@ -7,6 +7,7 @@ import json
 import pytest
 
 from coherence_metric.benchmarks.reporting.combine import combine_runs, main, read_run, render_combined_markdown
+from coherence_metric.benchmarks.run_settings import RunSettings
 from coherence_metric.benchmarks.suites import run_suite
 from coherence_metric.errors import InputError
 from coherence_metric.research.datasets import PairItem, TestSet
@@ -26,8 +27,8 @@ def reports(bert_checkpoint, tmp_path_factory):
     root = tmp_path_factory.mktemp("combine")
     paths = {}
     for name, limit in (("first", None), ("second", None), ("subset", 1)):
-        run_suite("toy", str(bert_checkpoint), test_sets=[TOY], seed=0, limit=limit, cache_dir=root / "cache",
-                  out_dir=root / name)
+        run_suite("toy", RunSettings(model=str(bert_checkpoint), seed=0, limit=limit, cache_dir=root / "cache",
+                                     out_dir=root / name), test_sets=[TOY])
         paths[name] = next((root / name).glob("*.json"))
     return paths
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -15,6 +16,7 @@ from coherence_metric.benchmarks.baselines import (
 )
 from coherence_metric.benchmarks.correlation import correlate
 from coherence_metric.benchmarks.human_dev import group_credits, run_human_dev
+from coherence_metric.benchmarks.run_settings import RunSettings
 from coherence_metric.benchmarks.summeval_correlation import (
     load_published_predictions,
     rating_table,
@@ -84,8 +86,8 @@ def test_minus_repeated_trigrams_reproduces_its_summary_level_figure(summeval):
 @pytest.mark.slow
 def test_the_correlation_suite_ranks_a_model_beside_baselines_and_published_rows(bert_checkpoint, shared_data,
                                                                                  tmp_path):
-    result = run_summeval_correlation(str(bert_checkpoint), limit=3, resamples=20, data_dir=shared_data,
-                                      cache_dir=tmp_path / "cache", out_dir=tmp_path / "out")
+    settings = RunSettings(model=str(bert_checkpoint), limit=3, data_dir=shared_data, cache_dir=tmp_path / "cache")
+    result = run_summeval_correlation(dataclasses.replace(settings, out_dir=tmp_path / "out"), resamples=20)
     rows = {row["name"]: row for row in result["rows"]}
     assert result["data"]["texts"] == 48 and result["data"]["articles"] == 3
     assert {"random", "No FT", "adjacent cosine", "word count", "sentence count",
@@ -99,8 +101,7 @@ def test_the_correlation_suite_ranks_a_model_beside_baselines_and_published_rows
     assert "| G-Eval-4 | published number | 0.582 | 0.457 |" in markdown
     saved = json.loads((tmp_path / "out" / "summeval-correlation_limit3.json").read_text(encoding="utf-8"))
     assert saved["rows"][0]["correlations"] == result["rows"][0]["correlations"]
-    again = run_summeval_correlation(str(bert_checkpoint), limit=3, resamples=20, data_dir=shared_data,
-                                     cache_dir=tmp_path / "cache")
+    again = run_summeval_correlation(settings, resamples=20)
     assert again["cache"]["misses"] == 0
     assert [row["correlations"] for row in again["rows"]] == [row["correlations"] for row in result["rows"]]
 
@@ -145,8 +146,9 @@ def test_limit_keeps_whole_groups(shared_data):
 
 @pytest.mark.slow
 def test_the_human_dev_suite_reports_both_halves_with_baselines(bert_checkpoint, shared_data, tmp_path):
-    result = run_human_dev(str(bert_checkpoint), sets=("DELTASCORE", "FFCI"), limit=6, resamples=20,
-                           data_dir=shared_data, cache_dir=tmp_path / "cache", out_dir=tmp_path / "out")
+    result = run_human_dev(RunSettings(model=str(bert_checkpoint), limit=6, data_dir=shared_data,
+                                       cache_dir=tmp_path / "cache", out_dir=tmp_path / "out"),
+                           sets=("DELTASCORE", "FFCI"), resamples=20)
     rows = {row["name"]: row for row in result["rows"]}
     assert {"word count", "sentence count", "minus repeated trigrams", "random"} <= set(rows)
     for row in result["rows"]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from coherence_metric.benchmarks import speed
+from coherence_metric.benchmarks.run_settings import RunSettings
 
 SENTENCES = [
     f"Sentence number {number} tells of {topic} in the {place} during the year {1990 + number}."
@@ -53,8 +54,8 @@ def test_the_paper_faithful_input_is_602_ids_ending_in_sep_cls(tokenizer):
 
 @pytest.mark.slow
 def test_a_speed_run_reports_every_configuration_and_the_ratios(bert_checkpoint, tmp_path):
-    result = speed.run_speed(str(bert_checkpoint), limit=4, sentences=SENTENCES, paper_sample=2,
-                             paper_config=TINY_XLNET, out_dir=tmp_path)
+    result = speed.run_speed(RunSettings(model=str(bert_checkpoint), limit=4, out_dir=tmp_path), sentences=SENTENCES,
+                             paper_sample=2, paper_config=TINY_XLNET)
     assert [row["name"] for row in result["sets"]] == ["128 tokens", "mixed 32-128 tokens"]
     assert result["skipped_targets"] == [256, 512]  # above the tiny model's max_length of 128
     for row in result["sets"]:
@@ -87,8 +88,8 @@ def test_a_bf16_run_times_fp32_beside_it_with_the_limit_the_profile_and_the_devi
     from coherence_metric.benchmarks.reporting import render_speed_markdown
     from coherence_metric.scoring.profiling import STAGES
 
-    result = speed.run_speed(str(bert_checkpoint), limit=4, dtype="bf16", sentences=SENTENCES, paper_sample=1,
-                             paper_config=TINY_XLNET)
+    result = speed.run_speed(RunSettings(model=str(bert_checkpoint), limit=4, dtype="bf16"), sentences=SENTENCES,
+                             paper_sample=1, paper_config=TINY_XLNET)
     assert list(result["configurations"]) == ["ours", "ours_fp32", "ours_unsorted", "paper"]
     assert result["model"]["dtype"] == "bf16" and "dtype:bf16" in result["model"]["signature"]
     for row in result["sets"]:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
 
+from coherence_metric.benchmarks.run_settings import RunSettings
 from coherence_metric.benchmarks.suites import run_suite
 from coherence_metric.errors import InputError
 from coherence_metric.research import standins
@@ -152,8 +154,8 @@ def count_calls(monkeypatch):
 def test_a_run_scores_each_set_once_per_system_reports_ties_and_then_reads_the_cache(
     bert_checkpoint, tmp_path, count_calls
 ):
-    settings = dict(test_sets=_toy_sets(), seed=0, cache_dir=tmp_path / "cache", out_dir=tmp_path / "out")
-    result = run_suite("toy", str(bert_checkpoint), **settings)
+    settings = RunSettings(model=str(bert_checkpoint), seed=0, cache_dir=tmp_path / "cache", out_dir=tmp_path / "out")
+    result = run_suite("toy", settings, test_sets=_toy_sets())
     names = [system["name"] for system in result["systems"]]
     assert names[1:] == ["random", "No FT", "adjacent cosine", "word count", "sentence count",
                          "minus repeated trigrams"] and names[0].startswith("local:")
@@ -170,19 +172,21 @@ def test_a_run_scores_each_set_once_per_system_reports_ties_and_then_reads_the_c
     markdown = (tmp_path / "out" / "toy.md").read_text(encoding="utf-8")
     assert "| TOY-PAIRS | 3 | accuracy % |" in markdown and "(1 ties)" in markdown
 
-    again = run_suite("toy", str(bert_checkpoint), **settings)
+    again = run_suite("toy", settings, test_sets=_toy_sets())
     assert count_calls == {"scorer": 4, "cosine": 2}, "the second run must read every score from the cache"
     assert all(cell["cached"] for row in again["test_sets"] for cell in row["results"].values())
     assert again["test_sets"][0]["results"] == {
         name: {**cell, "cached": True} for name, cell in result["test_sets"][0]["results"].items()
     }
-    run_suite("toy", str(bert_checkpoint), **{**settings, "out_dir": None}, use_cache=False, baselines=False)
+    run_suite("toy", dataclasses.replace(settings, out_dir=None, use_cache=False, baselines=False),
+              test_sets=_toy_sets())
     assert count_calls["scorer"] == 6
 
 
 def test_no_ft_with_the_checkpoints_own_head_seed_reuses_the_models_scores(bert_checkpoint, tmp_path, count_calls):
     # The fixture's head is seeded 1 on its backbone: No FT seeded 1 is the same model, so it is not scored again.
-    result = run_suite("toy", str(bert_checkpoint), test_sets=_toy_sets()[:1], seed=1, cache_dir=tmp_path, limit=2)
+    result = run_suite("toy", RunSettings(model=str(bert_checkpoint), seed=1, cache_dir=tmp_path, limit=2),
+                       test_sets=_toy_sets()[:1])
     row = result["test_sets"][0]
     model = result["systems"][0]["name"]
     assert row["n"] == 2 and row["results"]["No FT"]["reused_from"] == model
@@ -193,8 +197,8 @@ def test_no_ft_with_the_checkpoints_own_head_seed_reuses_the_models_scores(bert_
 def test_the_paper_suite_runs_on_the_real_sets_with_published_numbers(bert_checkpoint, shared_data, tmp_path,
                                                                        monkeypatch):
     monkeypatch.setattr(standins, "NEWS_CORPORA", ("lee",))  # the smallest news corpus keeps the test quick
-    result = run_suite("paper", str(bert_checkpoint), limit=2, cache_dir=tmp_path, data_dir=shared_data,
-                       baselines=False, out_dir=tmp_path / "out")
+    result = run_suite("paper", RunSettings(model=str(bert_checkpoint), limit=2, cache_dir=tmp_path,
+                                            data_dir=shared_data, baselines=False, out_dir=tmp_path / "out"))
     rows = {row["name"]: row for row in result["test_sets"]}
     markdown = (tmp_path / "out" / "paper_limit2.md").read_text(encoding="utf-8")
     table = [line.split(" | ")[0].lstrip("| ") for line in markdown.splitlines() if line.startswith("| ")][1:]
@@ -229,8 +233,8 @@ def test_documents_over_max_length_are_windowed_and_the_report_says_how_many(ber
     sentences = [f"Sentence number {index} tells the river story a little further on." for index in range(12)]
     long_pair = TestSet(name="TOY-LONG", source="test",
                         items=(PairItem("long", sentences, sentences[::-1]), PairItem("short", DOCS[0], DOCS[1])))
-    result = run_suite("toy", str(bert_checkpoint), test_sets=[long_pair], seed=0, cache_dir=tmp_path,
-                       out_dir=tmp_path / "out")
+    result = run_suite("toy", RunSettings(model=str(bert_checkpoint), seed=0, cache_dir=tmp_path,
+                                          out_dir=tmp_path / "out"), test_sets=[long_pair])
     cells = result["test_sets"][0]["results"]
     model = result["systems"][0]["name"]
     assert (cells[model]["n_windowed"], cells[model]["n_truncated"]) == (2, 0)
@@ -238,5 +242,5 @@ def test_documents_over_max_length_are_windowed_and_the_report_says_how_many(ber
     markdown = (tmp_path / "out" / "toy.md").read_text(encoding="utf-8")
     assert "TOY-LONG: documents longer than max_length, scored as the mean of overlapping sentence windows " \
            f"(of 4 unique): {model} 2, No FT 2." in markdown
-    again = run_suite("toy", str(bert_checkpoint), test_sets=[long_pair], seed=0, cache_dir=tmp_path)
+    again = run_suite("toy", RunSettings(model=str(bert_checkpoint), seed=0, cache_dir=tmp_path), test_sets=[long_pair])
     assert again["test_sets"][0]["results"][model]["n_windowed"] == 2, "the count must survive the cache"

@@ -31,7 +31,7 @@ PINNED_SCORES = {"coherent.txt": 1.4704, "shuffled.txt": 0.28554}  # fp32
 FINGERPRINT = "df710c2c781b"
 GPU_RECIPE = REPO_DIR / "training" / "configs" / "gpu-mpnet-lora-joint.yaml"
 #: Where the device run differed from the committed recipe: it read the backbone from the fp16 copy that
-#: experiments/gpu_joint/export_inputs.py packs (the checkpoint records the public name and the fp32 file's sha256),
+#: `coherence-metric train export-gpu-inputs` packs (the checkpoint records the public name and the fp32 file's sha256),
 #: and wrote under the device's /tmp. Its step count was then fitted to the lease (785 of 1,500 steps, so the linear
 #: schedule reached its final rate); this checkpoint is step 471, chosen on dev.
 GPU_RUN_OVERRIDES = {"model.backbone": ".dev/gpum/backbone", "loop.output_dir": "/tmp/runs/as-written/loop"}

@@ -154,8 +154,8 @@ def test_benchmark_takes_the_shared_spellings_and_still_the_old_ones(monkeypatch
     for args in (["-o", str(tmp_path / "a"), "--quiet"], ["--out", str(tmp_path / "b"), "--no-progress"],
                  ["--output", str(tmp_path / "c"), "--progress"]):
         assert CliRunner().invoke(cli, ["benchmark", "--suite", "probes", "--model", "m", *args]).exit_code == 0
-    assert [call[3].name for call in seen] == ["a", "b", "c"]
-    assert [call[-1] for call in seen] == [False, False, True]
+    assert [settings.out_dir.name for _, settings in seen] == ["a", "b", "c"]
+    assert [settings.progress for _, settings in seen] == [False, False, True]
     refused = CliRunner().invoke(cli, ["benchmark", "--dtype", "fp64"])
     assert refused.exit_code == 2 and "'fp64' is not one of" in refused.stderr
 

@@ -97,15 +97,18 @@ def test_score_dataframe_names_the_problem(scorer, frame, kwargs, message):
     assert message in str(caught.value)
 
 
-@pytest.mark.parametrize("function", [coherence_metric.score, coherence_metric.compare, coherence_metric.get_scorer])
-def test_module_functions_take_explicit_typed_settings(function):
+@pytest.mark.parametrize("function", [coherence_metric.score, coherence_metric.compare, coherence_metric.get_scorer,
+                                      CoherenceScorer])
+def test_module_functions_take_one_settings_object_and_its_fields_by_name(function):
+    """The settings are declared once, in ScorerSettings (issue 57 item 6): each function takes one as ``settings``
+    (keyword-only) and its fields by name, and spells none of them again."""
     parameters = inspect.signature(function).parameters
-    assert not any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters.values())
-    for name in ("device", "dtype", "batch_size", "max_length", "truncation", "revision", "local_files_only",
-                 "max_tokens_per_batch", "progress"):
-        assert parameters[name].kind is inspect.Parameter.KEYWORD_ONLY and parameters[name].annotation
+    assert parameters["settings"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert parameters["settings"].default is None
+    assert [parameter.kind for parameter in parameters.values()][-1] is inspect.Parameter.VAR_KEYWORD
+    assert not set(parameters) & set(coherence_metric.ScorerSettings.names())
 
 
 def test_a_misspelt_setting_is_refused_before_any_model_loads():
     with pytest.raises(TypeError, match="batch_sise"):
-        coherence_metric.score(TEXTS, model="no/such-model", batch_sise=4)  # type: ignore[call-arg]
+        coherence_metric.score(TEXTS, model="no/such-model", batch_sise=4)

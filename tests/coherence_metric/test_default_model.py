@@ -28,8 +28,8 @@ PINNED_SCORES = {"coherent.txt": 0.63728, "shuffled.txt": 0.27928}
 DEFAULT_FINGERPRINT = "5c7a070b1482"
 GPU_RECIPE = REPO_DIR / "training" / "configs" / "gpu-minilm-joint.yaml"
 #: Where the device run differed from the committed recipe: it read the backbone from the fp16 copy that
-#: experiments/gpu_joint/export_inputs.py packs (the checkpoint records the public name and the fp32 file's sha256)
-#: and wrote under the device's /tmp (experiments/README.md, "gpu_joint").
+#: `coherence-metric train export-gpu-inputs` packs (the checkpoint records the public name and the fp32 file's
+#: sha256) and wrote under the device's /tmp (docs/training.md, "Training on a lent GPU").
 GPU_RUN_OVERRIDES = {"model.backbone": ".dev/gpu/backbone", "loop.output_dir": "/tmp/runs2/long/loop"}
 
 BOUNDARY_NAME = "cm-minilm-joint-boundary-2026.11"  # `default` in 0.7.0
@@ -142,7 +142,8 @@ def test_the_joint_checkpoints_are_the_committed_joint_recipe(folder, overrides)
 
 def test_the_default_is_the_committed_gpu_joint_recipe_from_the_public_backbone() -> None:
     """MODELS.md's provenance: `coherence-metric train run training/configs/gpu-minilm-joint.yaml` on one GPU (the
-    device run of experiments/gpu_joint, whose only differences are where it read the backbone and wrote its loop),
+    device run of what is now `coherence-metric train on-device`, whose only differences are where it read the
+    backbone and wrote its loop),
     its last step (also its best select_joint step): the joint recipe's data and losses at 32 texts a step for 3,000
     steps, from the public backbone (no init checkpoint), trained on a GPU and recorded as such. A plain document
     model: the architecture and size of every default since 0.3.0."""

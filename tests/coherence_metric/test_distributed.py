@@ -342,7 +342,7 @@ def test_parquet_columns_keep_their_types(local_cluster, bert_checkpoint, tmp_pa
 
 EDIT_AFTER_CHECK = """
 import sys
-from coherence_metric.inputs.files import ray_io as ray_inputs
+from coherence_metric.inputs import ray_io as ray_inputs
 from coherence_metric.cli import main
 
 real = ray_inputs.check_jsonl

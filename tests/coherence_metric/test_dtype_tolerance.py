@@ -2,10 +2,10 @@
 texts: the shipped default on slices of the paper suite's pairs (when the shared data is there) and the packaged
 examples (always).
 
-The bounds come from ``python -m experiments.dtype_tolerance --limit 200 cm-minilm-gpu-joint-2026.11`` (docs, "How to
-read the scores"; benchmarks/reports/cm-minilm-gpu-joint-2026.11/dtype-tolerance.json): over 200 pairs of each of the 7
-paper-suite sets (1,400 pairs), the 0.8.0 default's bf16 scores were at most 0.0535 from fp32 (mean 0.0034) and 99.7%
-of pairs kept their winner (0.2.0's default, on the same pairs: 0.0128, mean 0.0024).
+The bounds come from ``python -m coherence_metric.benchmarks.dtype_tolerance --limit 200 cm-minilm-gpu-joint-2026.11``
+(docs/reading-scores.md, "bf16 and fp32"; benchmarks/reports/cm-minilm-gpu-joint-2026.11/dtype-tolerance.json): over
+200 pairs of each of the 7 paper-suite sets (1,400 pairs), the 0.8.0 default's bf16 scores were at most 0.0535 from
+fp32 (mean 0.0034) and 99.7% of pairs kept their winner (0.2.0's default, on the same pairs: 0.0128, mean 0.0024).
 The test allows about 2.2x the largest and 2.6x the mean difference, asks the issue's 99.5% for the winners of pairs
 that are not near-ties, and fails when bf16 stops running at all (every difference 0: autocast silently off).
 """

@@ -105,7 +105,8 @@ LAYERS = (
     ("coherence_metric.scoring",),
     ("coherence_metric.analysis",),
     ("coherence_metric.results", "coherence_metric.systems", "coherence_metric.report", "coherence_metric.scorer",
-     "coherence_metric.dataframe", "coherence_metric.diagnostics", "coherence_metric.distributed", "coherence_metric"),
+     "coherence_metric.settings", "coherence_metric.dataframe", "coherence_metric.diagnostics",
+     "coherence_metric.distributed", "coherence_metric"),
     ("coherence_metric.cli", "coherence_metric.integrations"),
 )
 

@@ -112,7 +112,7 @@ def test_nothing_imports_the_folders_under_their_old_top_level_names() -> None:
     old = {"training", "benchmarks", "research"}
     found = []
     roots = {folder: prefix for folder, prefix in LAYERS.values()}
-    roots.update({REPO_DIR / name: name for name in ("tests", "experiments", "examples")})
+    roots.update({REPO_DIR / name: name for name in ("tests", "examples")})
     for folder, prefix in roots.items():
         for path in sorted(folder.rglob("*.py")) if folder.is_dir() else []:
             imports = _imports(path, _module_name(path, folder, prefix))

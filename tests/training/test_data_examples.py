@@ -8,9 +8,9 @@ from itertools import permutations
 import pytest
 
 from coherence_metric.research.documents import Document
+from coherence_metric.research.permutations import distinct_arrangements
 from coherence_metric.training.data import ExampleConfig, build_items, document_blocks, negative_orders
 from coherence_metric.training.data.examples import BuildCounts, TrainingItem, sentences_within_cap
-from coherence_metric.training.data.permutations import distinct_arrangements
 from coherence_metric.training.data.tokens import TokenCounter
 
 

@@ -127,7 +127,7 @@ def test_evaluate_option_reports_extractive_band_and_system_numbers_the_gpu_trai
     documents = dev_documents(data)
     assert len(documents["extractive"]) == 3 * 4 and len(documents["bands"]) == 4 * (len(data.bands[SHORT]) + 2)
     shortness = _scores(data, lambda text: -float(len(text)))
-    result = evaluate_option(data, shortness, {key: [] for key in shortness}, 0.0)  # as train_variants.dev_numbers
+    result = evaluate_option(data, shortness, {key: [] for key in shortness}, 0.0)  # as on-device's dev_numbers
     for band in (SHORT, LONG):
         for cut in ("first", "first_third", "first_half"):
             assert result[f"{band}_{cut}_beats_whole"] == 1.0

@@ -105,8 +105,10 @@ def test_random_states_load_with_weights_only_and_restore_exactly(tmp_path: Path
             np.random.rand(3).tolist(), torch.rand(3).tolist()) == expected
 
 
-def test_no_training_code_unpickles_with_weights_only_false() -> None:
-    offenders = [str(path.relative_to(TRAINING_DIR)) for path in TRAINING_DIR.rglob("*.py")
+def test_no_training_research_or_benchmark_code_unpickles_with_weights_only_false() -> None:
+    """A run folder or cache downloaded from elsewhere must not run code when loaded (issue 39 item 30)."""
+    offenders = [str(path.relative_to(TRAINING_DIR.parent)) for folder in ("training", "research", "benchmarks")
+                 for path in (TRAINING_DIR.parent / folder).rglob("*.py")
                  if "weights_only=False" in path.read_text(encoding="utf-8")]
     assert offenders == []
 

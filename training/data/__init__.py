@@ -9,8 +9,9 @@ documents and splits live in ``research``: the benchmarks' stand-ins read the sa
 
 from __future__ import annotations
 
+from coherence_metric.research.permutations import negative_orders
+
 from .examples import BuildCounts, ExampleConfig, TrainingItem, build_items, document_blocks
-from .permutations import negative_orders
 from .storage import read_manifest, read_split, split_path, write_split
 from .tokens import TokenCounter, load_tokenizer
 

@@ -26,8 +26,9 @@ import random
 import re
 from typing import Dict, List, Optional, Protocol, Sequence, Tuple
 
+from coherence_metric.research.permutations import negative_orders
+
 from .local_corruptions import LOCAL_CORRUPTIONS, LOCAL_KIND_DESCRIPTIONS
-from .permutations import negative_orders
 
 #: Other documents' sentences, for the kinds that need another text (``topic_switch``).
 Pool = Optional[Sequence[Sequence[str]]]

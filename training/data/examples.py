@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from coherence_metric.research.documents import Document
+from coherence_metric.research.permutations import negative_orders
 
-from .permutations import negative_orders
 from .tokens import SentenceLengthCounter
 
 

@@ -29,8 +29,7 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Sequence
 
 from coherence_metric.research.documents import Document
-
-from ..data.permutations import negative_orders
+from coherence_metric.research.permutations import negative_orders
 
 Scorer = Callable[[List[List[str]]], List[float]]
 

@@ -271,8 +271,8 @@ def score_whole(data: DevData, model: str) -> Dict[str, List[float]]:
 
 
 def read_saved_scores(path: Path, data: DevData) -> Dict[str, List[float]]:
-    """Whole-text scores a GPU run saved (``experiments/gpu_joint``: ``scores-STEP.json.gz``), checked against the
-    dev texts they must belong to (same parts, same counts: the dev data of another commit is refused)."""
+    """Whole-text scores a GPU run saved (``coherence-metric train on-device``: ``scores-STEP.json.gz``), checked
+    against the dev texts they must belong to (same parts, same counts: the dev data of another commit is refused)."""
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         scores = json.load(handle)
     expected = {key: len(texts) for key, texts in dev_documents(data).items()}

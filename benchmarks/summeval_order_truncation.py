@@ -1,4 +1,5 @@
-"""Order and truncation on SummEval's own system summaries (issue 41), measured once per shipped checkpoint.
+"""Order and truncation on SummEval's own system summaries (issue 41), measured once per shipped checkpoint: the
+``summeval-order-truncation.json`` report that the landing page's known limits and MODELS.md's cards are written from.
 
 A user who shuffles a summary's sentences, or keeps only its first sentence, should not be told the result is as good
 or better. On the summaries of 3+ sentences (the test set; run after a choice, never to make one):
@@ -7,7 +8,8 @@ or better. On the summaries of 3+ sentences (the test set; run after a choice, n
 - first sentence alone: how often it outscores the whole summary (0.5 = neutral; 0.2.0's default: 0.972), and the mean
   of (first - whole) in standard deviations of the whole summaries' scores.
 
-    python -m experiments.summeval_order_truncation cm-minilm-pointwise-2026.11 default --out runs/summeval-order.json
+    python -m coherence_metric.benchmarks.summeval_order_truncation cm-minilm-gpu-joint-2026.11 \
+        --out benchmarks/reports/cm-minilm-gpu-joint-2026.11/summeval-order-truncation.json
 """
 
 from __future__ import annotations
@@ -22,15 +24,20 @@ from typing import Any, Dict, List, Optional
 
 from coherence_metric import CoherenceScorer
 from coherence_metric.research.datasets.ratings import load_summeval_ratings
-from coherence_metric.training.data.permutations import negative_orders
-from coherence_metric.training.pointwise.dev_checks import win_credit
+from coherence_metric.research.permutations import negative_orders
 
 SEED = 41
 
 
-def summaries(min_sentences: int = 3) -> List[List[str]]:
+def win_credit(first: float, second: float) -> float:
+    """1 when ``first`` scores higher, 0.5 for a tie, 0 otherwise (the dev checks' credit, read on the test set)."""
+    return 1.0 if first > second else 0.5 if first == second else 0.0
+
+
+def summaries(min_sentences: int = 3, data_dir: Optional[Path] = None) -> List[List[str]]:
     """SummEval's summaries with at least ``min_sentences`` sentences, in file order."""
-    return [list(text.sentences) for text in load_summeval_ratings().texts if len(text.sentences) >= min_sentences]
+    return [list(text.sentences) for text in load_summeval_ratings(data_dir).texts
+            if len(text.sentences) >= min_sentences]
 
 
 def measure(model: str, texts: List[List[str]]) -> Dict[str, Any]:

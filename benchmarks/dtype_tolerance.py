@@ -1,21 +1,27 @@
 """How far bf16 autocast moves scores from fp32, on the paper suite's pairs: the measurement behind the tolerance that
-``tests/coherence_metric/test_dtype_tolerance.py`` enforces and README "How to read the scores" states.
+``tests/coherence_metric/test_dtype_tolerance.py`` enforces and docs/reading-scores.md ("bf16 and fp32") states, made
+again for every new default before its tolerance is written down.
 
 For each model and each paper-suite set (a seeded subset of ``--limit`` pairs), both texts of every pair are scored in
 fp32 and in bf16 by the same loaded scorer, and the script prints, per set and over all: max, 99th percentile and
 mean |score difference|, the share of pairs whose winner (higher score; a difference within 1e-5 is a tie) is the
 same in both dtypes, and the pairwise accuracy in each dtype::
 
-    python -m experiments.dtype_tolerance --limit 200 default /work/main/runs/pointwise-1000/best
+    python -m coherence_metric.benchmarks.dtype_tolerance --limit 200 default runs/pointwise-1000/best \
+        --out benchmarks/reports/<checkpoint>/dtype-tolerance.json
 
-``--out FILE`` also writes the numbers as JSON.
+``--out FILE`` also writes the numbers as JSON; ``--sets`` measures other sets than the paper suite's.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 from typing import Any, Dict, List, Optional, Sequence
+
+from coherence_metric import CoherenceScorer
+from coherence_metric.research.catalogue import PAPER_TEST_SETS, load_benchmark_test_set
 
 TIE = 1e-5
 
@@ -41,20 +47,16 @@ def summarise(fp32: Sequence[Sequence[float]], bf16: Sequence[Sequence[float]]) 
     }
 
 
-def measure_model(model: str, limit: Optional[int], seed: int) -> Dict[str, Any]:
-    """Score every paper-suite set in both dtypes with one loaded model."""
-    import copy
-
-    from coherence_metric.research.catalogue import PAPER_TEST_SETS, load_benchmark_test_set
-    from coherence_metric.scorer import CoherenceScorer
-
+def measure_model(model: str, limit: Optional[int], seed: int,
+                  sets: Sequence[str] = PAPER_TEST_SETS) -> Dict[str, Any]:
+    """Score every set of ``sets`` (the paper suite's) in both dtypes with one loaded model."""
     fp32 = CoherenceScorer(model, dtype="fp32")
     bf16 = copy.copy(fp32)  # the same loaded weights in the other dtype
     bf16.dtype = "bf16"
     per_set: Dict[str, Any] = {}
     pairs_fp32: List[Sequence[float]] = []
     pairs_bf16: List[Sequence[float]] = []
-    for name in PAPER_TEST_SETS:
+    for name in sets:
         test_set = load_benchmark_test_set(name, limit=limit, seed=seed)
         documents = test_set.pos_documents() + test_set.neg_documents()
         n = len(test_set)
@@ -76,8 +78,10 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--limit", type=int, default=200, help="pairs per set (seeded subset)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--out", default=None, help="write the numbers as JSON here")
+    parser.add_argument("--sets", default=",".join(PAPER_TEST_SETS), help="comma-separated test sets")
     args = parser.parse_args(argv)
-    result = {model: measure_model(model, args.limit, args.seed) for model in args.models}
+    sets = [name.strip() for name in args.sets.split(",") if name.strip()]
+    result = {model: measure_model(model, args.limit, args.seed, sets) for model in args.models}
     if args.out:
         with open(args.out, "w", encoding="utf-8") as handle:
             json.dump({"limit": args.limit, "seed": args.seed, "models": result}, handle, indent=2)

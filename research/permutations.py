@@ -1,5 +1,8 @@
 """Negative documents: unique sentence orders of a positive, none equal to the original.
 
+Training draws its permuted negatives and dev checks with it, and the benchmarks their own-shuffle checks (SummEval's
+summaries against a shuffle of themselves), so it lives where both read it.
+
 Uniqueness is over the *texts* the orders produce, not over index tuples: a block that repeats a
 sentence ("(table)", a quoted refrain) has index orders that read exactly like the original, and
 those must never be used as negatives.

@@ -1,1 +1,0 @@
-"""The transition model trained longer on a lent GPU (issue 38): export here, train there."""

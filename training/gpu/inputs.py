@@ -1,0 +1,262 @@
+"""``coherence-metric train export-gpu-inputs``: pack what a lent GPU machine needs to train a recipe, and lacks.
+
+The device machine has PyTorch and transformers but no corpora, no backbone, no human_dev files and no route to the
+Hub. This writes, in one folder (an ignored one, which the device call carries):
+
+- ``inputs.json``: the recipe (the file with its ``--set`` overrides), its family, the backbone's name and the sha256
+  of its original weights file, and what was packed;
+- ``documents.json.gz``: the recipe's training documents, sampled and decontaminated here as its family samples them
+  (``pointwise``: train and dev documents, each cut to its first ``max_sentences`` sentences; ``transition_model``:
+  the indexed training documents with their intruders);
+- the dev ruler that chooses among the device's snapshots, made here so that the device never reads a human_dev file
+  (``pointwise``: ``dev_data.pkl``, the ruler of ``dev_report``; ``transition_model``: ``dev_sets.json``, the
+  localisation recipe on the news corpora's dev documents). No test set leaves this machine;
+- ``backbone/``: the backbone with its weights in fp16 (all-MiniLM-L6-v2: 44 MiB instead of 87), the pooler left out.
+  The checkpoints the device writes record the original file's sha256, and their frozen weights are read from that
+  file where they load; fp16 rounding of a frozen matrix is far below the bf16 noise of training itself.
+
+Weights over one call's transfer (all-mpnet-base-v2's fp16 weights: 209 MiB) are split with ``split_mb`` into
+folders ``<out>-part1``, ``<out>-part2``, ... that travel one per call to one warm machine; ``on-device --parts``
+joins them there, every part's sha256 and the whole file's checked.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import gzip
+import json
+import pickle
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+from coherence_metric.errors import InputError
+from coherence_metric.models.checkpoint_config import sha256_of_file
+
+from ..families import recipe_family
+from ..model_setup import backbone_folder as find_backbone_folder
+from . import transfer
+
+INPUTS_FILE = "inputs.json"
+BACKBONE_DIR = "backbone"
+DOCUMENTS_FILE = "documents.json.gz"
+#: The pointwise dev ruler (a pickle written and read back by this route only, in one workflow).
+DEV_DATA_FILE = "dev_data.pkl"
+#: The transition model's dev localisation sets.
+DEV_SETS_FILE = "dev_sets.json"
+#: A trained transition model's head, packed by ``--continue-from`` (its layers are in ``backbone/``).
+HEAD_FILE = "head.safetensors"
+#: The families this route trains.
+DEVICE_FAMILIES = ("pointwise", "transition_model")
+#: A backbone folder's weight files (none travels but ``model.safetensors``, in fp16).
+WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".h5", ".msgpack", ".onnx", ".ot", ".ckpt")
+#: Top-level files of a backbone folder larger than this stay behind (the tokenizer and config are far smaller).
+SMALL_FILE = 5 * transfer.MIB
+
+
+def export_backbone(out: Path, name: str, folder: Path, split_mb: float = 0.0) -> Dict[str, Any]:
+    """The backbone in ``folder`` into ``out/backbone``: its config and tokenizer files, and its weights in fp16
+    without the pooler (split into ``<out>-partN`` folders of at most ``split_mb`` MiB when that is set). Returns
+    the record ``inputs.json`` keeps: the name, the original weights' sha256 and the parts' folders."""
+    import torch
+    from safetensors.torch import load_file, save_file
+
+    weights = folder / "model.safetensors"
+    if not weights.is_file():
+        raise InputError(f"{folder} has no model.safetensors: the device reads safetensors weights only")
+    target = out / BACKBONE_DIR
+    target.mkdir(parents=True, exist_ok=True)
+    for path in sorted(folder.iterdir()):
+        if path.is_file() and not path.name.endswith(WEIGHT_SUFFIXES) and path.stat().st_size <= SMALL_FILE:
+            shutil.copyfile(path, target / path.name)
+    tensors = load_file(str(weights))
+    # The pooler is never read (pooling reads the hidden states): left out of the transfer.
+    half = {key: tensor.to(torch.float16) if tensor.is_floating_point() else tensor
+            for key, tensor in tensors.items() if not key.startswith("pooler.")}
+    save_file(half, str(target / "model.safetensors"), metadata={"format": "pt"})
+    record: Dict[str, Any] = {"name": name, "sha256": sha256_of_file(weights), "parts": []}
+    if split_mb > 0:
+        parts = transfer.split_into_folders(target / "model.safetensors", out, int(split_mb * transfer.MIB))
+        record["parts"] = [part.parent.name for part in parts]
+    return record
+
+
+def _refuse_what_cannot_travel(recipe: Any, where: str) -> None:
+    """A pointwise recipe that reads a checkpoint (a start, a score teacher, a boundary teacher): the device has
+    none of the installed checkpoints."""
+    reads = [(recipe.model.init_checkpoint, "model.init_checkpoint"),
+             (recipe.objective.score_teacher, "objective.score_teacher"),
+             (recipe.objective.boundary_teacher if recipe.objective.boundary else None, "objective.boundary_teacher")]
+    named = [key for value, key in reads if value]
+    if named:
+        raise InputError(f"{where}: {', '.join(named)} names a checkpoint, which the device machine does not have: "
+                         "train that recipe here, or set it to null")
+
+
+def export_pointwise(out: Path, values: Dict[str, Any], where: str, max_sentences: int = 40,
+                     documents: Optional[Dict[str, Sequence[Any]]] = None, dev_data: Any = None,
+                     backbone: Optional[Path] = None, split_mb: float = 0.0) -> Dict[str, Any]:
+    """A ``family: pointwise`` recipe's inputs; ``documents`` (``train`` and ``dev`` lists of Document) and
+    ``dev_data`` (a ``DevData``) stand in for the corpora and human_dev (tests), ``backbone`` for the folder the
+    package finds. Returns the manifest written to ``inputs.json``."""
+    from ..pointwise.recipe import recipe_from_mapping
+
+    recipe = recipe_from_mapping(copy.deepcopy(values), where)
+    _refuse_what_cannot_travel(recipe, where)
+    if documents is None:
+        from ..pointwise.texts import sample_documents
+
+        documents = {split: sample_documents(recipe.data, split) for split in ("train", "dev")}
+    packed = {split: [{"id": document.id, "source": document.source, "title": document.title,
+                       "sentences": list(document.sentences[:max_sentences])} for document in documents[split]]
+              for split in ("train", "dev")}
+    with gzip.open(out / DOCUMENTS_FILE, "wt", encoding="utf-8") as handle:
+        json.dump(packed, handle)
+    if dev_data is None:
+        from ..pointwise.dev_report import load_dev_data
+
+        dev_data = load_dev_data()
+    with open(out / DEV_DATA_FILE, "wb") as binary:
+        pickle.dump(dev_data, binary)
+    folder = backbone or find_backbone_folder(recipe.model.backbone, recipe.model.backbone_revision)
+    record = export_backbone(out, recipe.model.backbone, folder, split_mb)
+    record["revision"] = recipe.model.backbone_revision
+    counts: Dict[str, int] = {}
+    for item in packed["train"]:
+        counts[item["source"]] = counts.get(item["source"], 0) + 1
+    return {"family": "pointwise", "recipe": values, "backbone": record,
+            "documents": {"train": counts, "dev": len(packed["dev"]), "max_sentences": max_sentences}}
+
+
+def export_transitions(out: Path, values: Dict[str, Any], where: str,
+                       documents: Optional[Sequence[Sequence[str]]] = None,
+                       dev_sets: Optional[Dict[str, List[Any]]] = None, backbone: Optional[Path] = None,
+                       continue_from: Optional[Path] = None) -> Dict[str, Any]:
+    """A ``family: transition_model`` recipe's inputs; ``documents`` (sentence lists) and ``dev_sets`` (kind ->
+    LocalisationItem list) stand in for the corpora (tests). ``continue_from`` packs a trained transition model
+    to train on: its layers in fp16 in ``backbone/model.safetensors`` (its frozen embeddings are the backbone's, so
+    the recorded sha256 stays the original's) and its head as ``head.safetensors``."""
+    from ..transition_model.data import index_documents
+    from ..transition_model.recipe import BACKBONE, DevLocalisation, recipe_from_mapping, training_documents
+
+    recipe = recipe_from_mapping(copy.deepcopy(values), where)
+    indexed = index_documents(training_documents(recipe.data) if documents is None else documents)
+    with gzip.open(out / DOCUMENTS_FILE, "wt", encoding="utf-8") as handle:
+        json.dump(dataclasses.asdict(indexed), handle)
+    sets = DevLocalisation.from_data(recipe.data).sets if dev_sets is None else dev_sets
+    (out / DEV_SETS_FILE).write_text(json.dumps({kind: [dataclasses.asdict(item) for item in items]
+                                                 for kind, items in sets.items()}), encoding="utf-8")
+    record = export_backbone(out, BACKBONE, backbone or find_backbone_folder(BACKBONE))
+    if continue_from is not None:
+        _pack_trained_transitions(Path(continue_from), out)
+    return {"family": "transition_model", "recipe": values, "backbone": record,
+            "documents": {"train": len(indexed.rows), "sentences": len(indexed.sentences)},
+            "continue_from": None if continue_from is None else str(continue_from)}
+
+
+def _pack_trained_transitions(checkpoint: Path, out: Path) -> None:
+    """A trained transition model's backbone tensors (fp16) over the exported backbone's, its head beside them."""
+    import torch
+    from safetensors.torch import save_file
+
+    from coherence_metric.scoring.transition_pass import TransitionModel
+
+    model = TransitionModel(checkpoint).model
+    tensors = {name: tensor.detach().to(torch.float16).contiguous() for name, tensor in
+               model.backbone.state_dict().items() if not name.startswith("pooler.")}
+    save_file(tensors, str(out / BACKBONE_DIR / "model.safetensors"), metadata={"format": "pt"})
+    shutil.copyfile(checkpoint / HEAD_FILE, out / HEAD_FILE)
+
+
+def export_inputs(recipe_path: Path, out: Path, overrides: Optional[Dict[str, Any]] = None, max_sentences: int = 40,
+                  backbone: Optional[Path] = None, split_mb: float = 0.0, continue_from: Optional[Path] = None,
+                  limit: Optional[int] = None, **stand_ins: Any) -> Dict[str, Any]:
+    """Write the inputs of ``recipe_path`` (with dotted ``overrides``) to ``out``, replacing an earlier export there,
+    and check that every folder a call carries fits the transfer (``limit``, default 64 MiB). Returns the manifest
+    with ``sizes`` (bytes per carried folder). ``stand_ins``: ``documents``, ``dev_data`` / ``dev_sets`` (tests).
+
+    Raises:
+        InputError: a family this route does not train, a recipe that reads a checkpoint, options of another family,
+            or a carried folder over the limit (the export stays, for a look).
+    """
+    from ..config import read_recipe_mapping
+
+    limit = transfer.TRANSFER_LIMIT if limit is None else limit
+    if not 0 <= split_mb < limit / transfer.MIB:
+        raise InputError(f"--split-mb must be between 0 and {limit // transfer.MIB} (one call's transfer)")
+    values = read_recipe_mapping(recipe_path, overrides)
+    family = recipe_family(values, str(recipe_path))
+    if family not in DEVICE_FAMILIES:
+        raise InputError(f"{recipe_path}: family {family!r} is not trained on a device machine by this route "
+                         f"(it trains {' and '.join(DEVICE_FAMILIES)} recipes)")
+    if out.exists() and any(out.iterdir()) and not (out / INPUTS_FILE).is_file():
+        raise InputError(f"{out} holds other files: name a new or empty folder (an ignored one, e.g. under .dev/)")
+    parts = [folder for folder in out.parent.glob(f"{out.name}-part*")  # an earlier export's parts
+             if folder.is_dir() and all(".part" in path.name for path in folder.iterdir())]
+    for stale in [out, *parts]:
+        if stale.is_dir():
+            shutil.rmtree(stale)
+    out.mkdir(parents=True)
+    if family == "pointwise":
+        if continue_from is not None:
+            raise InputError("--continue-from continues a transition model; a pointwise recipe starts from its "
+                             "backbone")
+        manifest = export_pointwise(out, values, str(recipe_path), max_sentences, stand_ins.get("documents"),
+                                    stand_ins.get("dev_data"), backbone, split_mb)
+    else:
+        if split_mb:
+            raise InputError("--split-mb splits a backbone too large for one call; the transition model's fits")
+        manifest = export_transitions(out, values, str(recipe_path), stand_ins.get("documents"),
+                                      stand_ins.get("dev_sets"), backbone, continue_from)
+    (out / INPUTS_FILE).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+    sizes = {out.name: transfer.folder_bytes(out)}
+    sizes.update({name: transfer.folder_bytes(out.parent / name) for name in manifest["backbone"]["parts"]})
+    over = [f"{name} ({transfer.mib(size)})" for name, size in sizes.items() if size > limit]
+    if over:
+        hint = ("fewer documents (--set data.train_documents=N), or --split-mb 55 to send the backbone's weights "
+                "in parts" if not split_mb else "a smaller --split-mb")
+        raise InputError(f"{', '.join(over)} over the {transfer.mib(limit)} one device call carries: {hint}")
+    return {**manifest, "sizes": sizes}
+
+
+def size_report(out: Path, manifest: Dict[str, Any], root: Optional[Path] = None) -> List[str]:
+    """Lines that say what each call carries and what the working tree adds: the call is refused over 64 MiB."""
+    sizes = manifest["sizes"]
+    lines = [f"{name}: {transfer.mib(size)}" for name, size in sizes.items()]
+    parts = manifest["backbone"]["parts"]
+    if parts:
+        lines.append(f"{len(parts)} calls on one warm machine carry {', '.join(parts)} in turn (each copied to the "
+                     f"same folder there); the last also carries {out.name} and runs `on-device --parts`")
+    root = root or Path(__file__).resolve().parents[2]
+    tree = transfer.travelling_tree(root)
+    if tree is None:
+        return lines
+    total, large = tree
+    largest_call = max(sizes.values())
+    lines.append(f"the working tree adds {transfer.mib(total)}: with the largest carried folder "
+                 f"{transfer.mib(total + largest_call)} of the {transfer.mib(transfer.TRANSFER_LIMIT)} a call moves")
+    if total + largest_call > transfer.TRANSFER_LIMIT and large:
+        freed = sum(size for _, size in large)
+        shown = ", ".join(f"{name} ({transfer.mib(size)})" for name, size in large[:3])
+        fits = "fits" if total - freed + largest_call <= transfer.TRANSFER_LIMIT else "still does not fit"
+        lines.append(f"without the {len(large)} tracked files of 256 KiB or more ({transfer.mib(freed)}: {shown}"
+                     f"{', ...' if len(large) > 3 else ''}) a call moves {transfer.mib(total - freed + largest_call)} "
+                     f"and {fits}: delete them for the calls and check them out again after (docs/training.md, "
+                     "\"Training on a lent GPU\")")
+    try:
+        relative = out.resolve().relative_to(root)
+    except ValueError:
+        lines.append(f"{out} is outside the checkout: the device call carries only paths inside it")
+    else:
+        ignored = subprocess.run(["git", "check-ignore", "-q", str(relative)], cwd=root).returncode == 0
+        if not ignored:
+            lines.append(f"{relative} is not ignored by git: it would travel as part of the tree, not as a carried "
+                         "path; add it to .git/info/exclude")
+    return lines
+
+
+__all__ = ["BACKBONE_DIR", "DEVICE_FAMILIES", "DEV_DATA_FILE", "DEV_SETS_FILE", "DOCUMENTS_FILE", "HEAD_FILE",
+           "INPUTS_FILE", "export_backbone", "export_inputs", "export_pointwise", "export_transitions",
+           "size_report"]
