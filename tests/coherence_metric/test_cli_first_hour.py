@@ -184,3 +184,15 @@ def test_the_example_script_takes_the_clis_field_option_and_its_old_name(tmp_pat
                                capture_output=True, text=True, timeout=900)
     assert completed.returncode == 0, completed.stderr
     assert sorted(line.split("\t")[0] for line in completed.stdout.splitlines()[:2]) == ["a", "b"]
+
+
+def test_the_model_descriptions_type_no_measured_number():
+    """A number typed into a description drifts from the report that measured it (issue 57): `coherence-metric
+    models` says what each checkpoint is for in words and points to MODELS.md for its numbers."""
+    import re
+
+    from coherence_metric.cli.models import packaged_descriptions
+
+    measured = re.compile(r"(?<![\d.])\d+\.\d+(?![\d.])|\d+(?:\.\d+)?\s*%")
+    typed = {name: measured.findall(text) for name, text in packaged_descriptions().items() if measured.findall(text)}
+    assert typed == {}
