@@ -101,7 +101,7 @@ class ScorerActor:
 
 
 class JsonLinesScorer(ScorerActor):
-    """Scores rows of JSONL lines (``ray_inputs.json_lines_datasource``): each line's ``column`` field, written back
+    """Scores rows of JSONL lines (``inputs.ray_io.json_lines_datasource``): each line's ``column`` field, written back
     as the same JSON object with ``output_column`` added (``line``), every other field exactly as it was."""
 
     def __call__(self, batch: Any) -> Any:
@@ -149,7 +149,7 @@ def score_dataset(dataset: Any, column: str = "text", output_column: str = "cohe
 
 def score_json_lines(dataset: Any, column: str, output_column: str, model: str, *, actors: Optional[int] = None,
                      tally: Any = None, settings: Optional[ScorerSettings] = None) -> Any:
-    """``score_dataset`` for a dataset of JSONL lines (``ray_inputs.json_lines_datasource``): a dataset of one
+    """``score_dataset`` for a dataset of JSONL lines (``inputs.ray_io.json_lines_datasource``): a dataset of one
     ``line`` column, each the input line's JSON object with ``output_column`` added."""
     return _map_scorer(JsonLinesScorer, dataset, column, output_column, model, actors, 1, 0,
                        DEFAULT_TEXTS_PER_BATCH, tally, settings or ScorerSettings())

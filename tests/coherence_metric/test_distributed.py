@@ -342,16 +342,16 @@ def test_parquet_columns_keep_their_types(local_cluster, bert_checkpoint, tmp_pa
 
 EDIT_AFTER_CHECK = """
 import sys
-from coherence_metric.inputs import ray_io as ray_inputs
+from coherence_metric.inputs import ray_io
 from coherence_metric.cli import main
 
-real = ray_inputs.check_jsonl
+real = ray_io.check_jsonl
 def check_then_edit(location, *args):
     rows = real(location, *args)
     with open(location.path, "a", encoding="utf-8") as stream:  # written after the check, before Ray reads it
         stream.write('{"id": 99}\\n')
     return rows
-ray_inputs.check_jsonl = check_then_edit
+ray_io.check_jsonl = check_then_edit
 main(sys.argv[1:])
 """
 
