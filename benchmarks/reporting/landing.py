@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, List, Mapping, Optional, Sequence
 
+from .. import gpu_speed
 from .model_cards import CARD_PREFIX, card_table, paper_suite_table
 from .report_reader import (
     ACCURATE,
@@ -136,10 +137,24 @@ def known_limits(reports: Reports, docs: str = "docs/") -> str:
                                  break_long_words=False, break_on_hyphens=False) + "\n" for item in items)
 
 
+def gpu_speed_table(reports: Reports) -> str:
+    """The speed-on-a-GPU table of docs/benchmarks.md, from the newest report of ``gpu-speed/`` (by file name,
+    ``<device>-<date>.json``)."""
+    found = sorted((reports.folder / GPU_SPEED).glob("*.json"))
+    if not found:
+        raise LandingError(f"{reports.folder / GPU_SPEED}: no report (run python -m "
+                           "coherence_metric.benchmarks.gpu_speed on a GPU)")
+    return gpu_speed.table(reports.load(GPU_SPEED, found[-1].name))
+
+
+#: The folder of benchmarks/reports that holds the GPU speed reports.
+GPU_SPEED = "gpu-speed"
+
 BLOCKS: Mapping[str, Callable[[Reports, str], str]] = {
     "headline-table": lambda reports, docs: headline_table(reports),
     "known-limits": known_limits,
     "paper-suite": lambda reports, docs: paper_suite_table(reports),
+    "gpu-speed": lambda reports, docs: gpu_speed_table(reports),
 }
 
 
@@ -158,7 +173,7 @@ def render(page: str, reports: Reports, docs: str = "docs/") -> str:
 
 
 #: The pages with generated blocks, relative to the checkout.
-PAGES = (Path("README.md"), Path("docs/index.md"), Path("MODELS.md"))
+PAGES = (Path("README.md"), Path("docs/index.md"), Path("MODELS.md"), Path("docs/benchmarks.md"))
 
 
 def docs_prefix(page: Path) -> str:
