@@ -10,6 +10,7 @@ import sys
 import pytest
 
 from coherence_metric.cli import cli
+from coherence_metric.cli.models import packaged_descriptions
 from coherence_metric.version import __version__
 
 from ..conftest import EXAMPLES_DIR, REPO_DIR
@@ -158,19 +159,17 @@ def test_models_lists_immutable_names_with_fingerprints_and_the_default_alias(ru
         ["cm-minilm-gpu-joint-2026.11", "5c7a070b1482"], ["cm-minilm-joint-boundary-2026.11", "dbee8de2bbe8"],
         ["cm-minilm-joint-long-2026.11", "591f5e97f14c"], ["cm-minilm-joint-long-tm-2026.11", "fafcd2865778"],
         ["cm-minilm-l5-joint-boundary-2026.11", "8cf7003b292f"], ["cm-mpnet-lora-joint-2026.11", "df710c2c781b"]]
-    assert lines[2].startswith("      the joint recipe trained on a GPU")
-    assert lines[4].startswith("      the 0.4.0 default trained one more pass with a boundary head")
-    assert lines[6].startswith("      the joint recipe trained three times longer")
-    assert lines[8].startswith("      the 0.4.0 default with the transition model")
-    assert lines[10].startswith("      a five-layer student of the 0.7.0 default")
-    assert lines[12].startswith("      the accurate tier (`accurate`, opt-in)")
+    described = packaged_descriptions()  # each name's line of coherence_metric/checkpoints/descriptions.json
+    assert [lines[index + 1] for index in (1, 3, 5, 7, 9, 11)] == [
+        "      " + described[lines[index].split()[0]] for index in (1, 3, 5, 7, 9, 11)]
+    assert lines[2].startswith("      the default since 0.8.0") and lines[12].startswith("      the accurate tier")
     # past defaults: the archive pack, a distribution of its own (PyPI's 100 MB per file)
     assert lines[13].startswith("checkpoint pack (") and lines[13].endswith("coherence_metric_archive/checkpoints):")
     assert [lines[index].split() for index in (14, 16, 18)] == [
         ["cm-minilm-2026.11", "9a5eab21e7f1"], ["cm-minilm-joint-2026.11", "270ef501245f"],
         ["cm-minilm-pointwise-2026.11", "ffa0e578e583"]]
-    assert lines[15].startswith("      the paper's task") and lines[17].startswith("      order, truncation")
-    assert lines[19].startswith("      ranks different texts")
+    assert [lines[index + 1] for index in (14, 16, 18)] == [
+        "      " + described[lines[index].split()[0]] for index in (14, 16, 18)]
     assert lines[20:24] == ["aliases:", "  accurate -> cm-mpnet-lora-joint-2026.11",
                             "  default -> cm-minilm-gpu-joint-2026.11", "Hugging Face cache:"]
 
