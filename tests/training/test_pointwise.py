@@ -245,10 +245,10 @@ def test_a_student_depth_outside_the_backbone_is_refused(tiny_bert_dir, count, m
                                                                           "num_layers": count}}, "student.yaml"))
 
 
-def test_a_student_learns_its_teachers_score_and_a_teacher_on_another_backbone_is_refused(shared_data, tiny_bert_dir,
-                                                                                         bert_checkpoint, tmp_path):
+def test_a_student_learns_its_teachers_score_and_a_teacher_adding_a_term_is_refused(shared_data, tiny_bert_dir,
+                                                                                     bert_checkpoint, tmp_path):
     """``objective.score_teacher``: the step adds the squared score difference to a frozen checkpoint (logged as
-    ``score_distillation``); the teacher must stand on the student's backbone weights."""
+    ``score_distillation``); a teacher whose score adds a term the document pass cannot learn is refused."""
     import shutil
 
     teacher = tmp_path / "teacher"
@@ -283,11 +283,47 @@ def test_a_student_learns_its_teachers_score_and_a_teacher_on_another_backbone_i
     with_term = tmp_path / "with-term"
     other.cohesion_weight = torch.tensor(1.0)
     save_checkpoint(other, with_term, tokenizer=AutoTokenizer.from_pretrained(str(tiny_bert_dir)), flavour="full")
+    tokenizer = AutoTokenizer.from_pretrained(str(tiny_bert_dir))
     with pytest.raises(InputError, match="adds a term to its document score"):
-        load_score_teacher(str(with_term), other)
-    other.backbone_spec.weights_sha256 = "0" * 64
-    with pytest.raises(InputError, match="stands on another backbone than the model it teaches"):
-        load_score_teacher(str(teacher), other)
+        load_score_teacher(str(with_term), other, tokenizer, 64)
+
+
+def test_a_teacher_on_another_backbone_reads_texts_with_its_own_tokenizer(shared_data, tiny_bert_dir,
+                                                                          xlnet_checkpoint, tmp_path):
+    """Issue 52 item 2 (the default taught by the accurate tier): a teacher on another backbone scores each text as
+    its own scorer does (its tokenizer, its max_length), and the student learns that score."""
+    from transformers import AutoTokenizer
+
+    from coherence_metric import CoherenceScorer
+    from coherence_metric.training.pointwise.objective import load_score_teacher
+    from coherence_metric.training.pointwise.recipe import build_model
+    from coherence_metric.training.trainer import encode
+
+    recipe = {
+        "family": "pointwise",
+        "model": {"backbone": str(tiny_bert_dir), "max_length": 64, "train_layers": None},
+        "data": {"corpora": ["lee"], "train_documents": 4, "dev_documents": 2, "decontaminate": False,
+                 "negatives": {"shuffle": 1}},
+        "objective": {"batch_size": 2, "bf16": False, "save_flavour": "full", "score_teacher": str(xlnet_checkpoint),
+                      "score_distil_weight": 1.0},
+        "loop": {"output_dir": str(tmp_path / "run"), "max_steps": 2, "eval_every": 2, "lr": 1e-4},
+    }
+    student, _ = build_model(recipe_from_mapping(recipe, "student.yaml"))
+    teacher = load_score_teacher(str(xlnet_checkpoint), student, AutoTokenizer.from_pretrained(str(tiny_bert_dir)), 64)
+    assert not teacher.same_backbone and type(teacher.tokenizer).__name__.startswith("XLNet")
+    reference = CoherenceScorer(str(xlnet_checkpoint), dtype="fp32", device="cpu")
+    assert teacher.max_length == reference.max_length
+    texts = [["The river rose overnight.", "By morning the bridge was closed."], ["A short one."]]
+    with torch.no_grad():
+        taught = teacher.model(*encode(teacher.tokenizer, texts, teacher.max_length, "cpu")).tolist()
+    assert taught == pytest.approx(reference.score(texts).scores, abs=1e-5)  # what the teacher's users get
+
+    path = tmp_path / "student.yaml"
+    path.write_text(json.dumps(recipe), encoding="utf-8")
+    run_recipe(path, {}, progress=False)
+    records = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    logged = [record["score_distillation"] for record in records if "score_distillation" in record]
+    assert logged and all(math.isfinite(value) and value >= 0 for value in logged)
 
 
 @pytest.mark.slow

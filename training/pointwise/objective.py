@@ -64,8 +64,10 @@ class PointwiseObjectiveSection:
         boundary_teacher: the packaged transition model (or folder) whose boundary logits the head learns.
         boundary_lr: the boundary head's learning rate (a fresh head; the encoder moves at the loop's rate).
         boundary_width: the boundary head's hidden width.
-        score_teacher: a coherence checkpoint (packaged name or folder) on the same backbone whose whole-text score
-            the model learns to give (a smaller student, ``model.num_layers``, kept close to the model it replaces).
+        score_teacher: a coherence checkpoint (packaged name or folder) whose whole-text score the model learns to
+            give: on the same backbone, a smaller student (``model.num_layers``) kept close to the model it
+            replaces; on another backbone (the accurate tier teaching the default), read with its own tokenizer and
+            ``max_length``.
         score_distil_weight: weight of the mean squared difference between the model's and the teacher's score of
             every text of a step (positives, negatives and leads); 0: no teacher.
     """
@@ -157,21 +159,36 @@ def ranking_auc(positive: Sequence[float], negative: Sequence[float]) -> float:
     return float(((difference > 0).double() + 0.5 * (difference == 0).double()).mean())
 
 
-def load_score_teacher(name: str, student: CoherenceModel) -> CoherenceModel:
-    """The frozen, eval-mode document model of checkpoint ``name``; it must stand on the student's backbone (same
-    weights sha256, so the same tokenizer reads both) and score with the document pass alone."""
+@dataclass
+class ScoreTeacher:
+    """A frozen checkpoint whose score a student learns, and how to read a text for it: its own tokenizer and
+    ``max_length`` (the student's when both stand on the same backbone, where the two tokenizers are one)."""
+
+    model: CoherenceModel
+    tokenizer: Any
+    max_length: int
+    same_backbone: bool
+
+
+def load_score_teacher(name: str, student: CoherenceModel, student_tokenizer: Any,
+                       student_max_length: int) -> ScoreTeacher:
+    """The frozen, eval-mode document model of checkpoint ``name``, on the student's device. It must score with the
+    document pass alone; on another backbone than the student's (weights sha256) it reads texts with its own
+    tokenizer and ``max_length``, so an mpnet teacher can teach a MiniLM student."""
     from coherence_metric.models.checkpoint import load_checkpoint
     from coherence_metric.models.registry import resolve_model
 
-    teacher = load_checkpoint(resolve_model(name, local_files_only=True).folder).model
-    if teacher.backbone_spec.weights_sha256 != student.backbone_spec.weights_sha256:
-        raise InputError(f"objective.score_teacher {name!r} stands on another backbone than the model it teaches")
+    loaded = load_checkpoint(resolve_model(name, local_files_only=True).folder)
+    teacher = loaded.model
     if (teacher.sentence_scorer is not None or teacher.cohesion_weight is not None
             or teacher.local_weight is not None or teacher.transition_term is not None):
         raise InputError(f"objective.score_teacher {name!r} adds a term to its document score, which the student "
                          "could not learn from the document pass: name its base checkpoint")
     teacher.eval().requires_grad_(False)
-    return teacher.to(next(student.parameters()).device)
+    same = teacher.backbone_spec.weights_sha256 == student.backbone_spec.weights_sha256
+    return ScoreTeacher(teacher.to(next(student.parameters()).device),
+                        student_tokenizer if same else loaded.tokenizer,
+                        student_max_length if same else teacher.max_length, same)
 
 
 class PointwiseObjective:
@@ -193,7 +210,7 @@ class PointwiseObjective:
             # Resume restores the head too; the checkpoint (save) is the model alone.
             self.module = nn.ModuleDict({"model": model, "boundary_head": self.boundary_head})
         self.score_teacher = None if section.score_teacher is None else load_score_teacher(
-            section.score_teacher, model)
+            section.score_teacher, model, tokenizer, max_length)
         self.train, self.data, self.section, self.max_length = list(train), data, section, max_length
         self.dev_examples = [make_example(document, dev, data, epoch=0) for document in dev]
         self.dev_texts = build_dev_texts(dev)
@@ -266,29 +283,33 @@ class PointwiseObjective:
                           "boundary_ranking": boundary.ranking.item()})
         if self.score_teacher is not None:
             with torch.no_grad():
-                taught = self._forward(texts, device, self.score_teacher)
+                taught = self._forward(texts, device, self.score_teacher.model, self.score_teacher.tokenizer,
+                                       self.score_teacher.max_length)
             distillation = torch.mean((scores - taught) ** 2)
             loss = loss + self.section.score_distil_weight * distillation
             parts["score_distillation"] = distillation.item()
         return loss, parts
 
-    def _forward(self, texts: List[List[str]], device: torch.device,
-                 model: Optional[CoherenceModel] = None) -> torch.Tensor:
-        """Scores of ``texts`` in input order: one padded pass, or (``tokens_per_pass``) length-sorted passes under a
-        padded-token budget, since a step mixing 256-token windows with one-sentence texts would otherwise pad every
-        text to 256 tokens."""
+    def _forward(self, texts: List[List[str]], device: torch.device, model: Optional[CoherenceModel] = None,
+                 tokenizer: Any = None, max_length: Optional[int] = None) -> torch.Tensor:
+        """Scores of ``texts`` in input order by ``model`` (the student unless told), read with ``tokenizer`` and
+        ``max_length`` (the student's unless told): one padded pass, or (``tokens_per_pass``) length-sorted passes
+        under a padded-token budget, since a step mixing 256-token windows with one-sentence texts would otherwise pad
+        every text to 256 tokens."""
         model = self.model if model is None else model
+        tokenizer = self.tokenizer if tokenizer is None else tokenizer
+        max_length = self.max_length if max_length is None else max_length
         if self.section.tokens_per_pass is None:
-            input_ids, mask = encode(self.tokenizer, texts, self.max_length, device)
+            input_ids, mask = encode(tokenizer, texts, max_length, device)
             with autocast_context("bf16" if self.section.bf16 else "fp32", device):
                 return model(input_ids, mask).float()
-        lengths = [len(ids) for ids in self.tokenizer([" ".join(text) for text in texts], truncation=True,
-                                                      max_length=self.max_length)["input_ids"]]
+        lengths = [len(ids) for ids in tokenizer([" ".join(text) for text in texts], truncation=True,
+                                                 max_length=max_length)["input_ids"]]
         budget = self.section.tokens_per_pass
         passes = [list(range(len(texts)))] if budget is None else plan_batches(lengths, budget)
         parts: List[torch.Tensor] = []
         for batch in passes:
-            input_ids, mask = encode(self.tokenizer, [texts[index] for index in batch], self.max_length, device)
+            input_ids, mask = encode(tokenizer, [texts[index] for index in batch], max_length, device)
             with autocast_context("bf16" if self.section.bf16 else "fp32", device):
                 parts.append(model(input_ids, mask).float())
         order = torch.tensor([index for batch in passes for index in batch], device=device)
