@@ -7,6 +7,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+#: A coherent four-sentence text, as its sentences: what the explain and sentence-break tests read.
+RIVER = [
+    "The river rose slowly through the night.",
+    "By morning the lower fields were under water.",
+    "Farmers moved their cattle to the hills before noon.",
+    "The council opened the school as a shelter.",
+]
+
 
 @pytest.fixture(scope="module")
 def runner() -> CliRunner:

@@ -12,12 +12,7 @@ from coherence_metric.analysis.explain import NO_TRANSITIONS, flag_lowest
 from coherence_metric.scoring.sentence_pass import SentenceEmbedder
 from coherence_metric.scoring.transitions import score_transitions
 
-RIVER = [
-    "The river rose slowly through the night.",
-    "By morning the lower fields were under water.",
-    "Farmers moved their cattle to the hills before noon.",
-    "The council opened the school as a shelter.",
-]
+from .conftest import RIVER
 
 
 @pytest.fixture(scope="module")

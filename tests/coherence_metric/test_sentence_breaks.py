@@ -25,14 +25,9 @@ from coherence_metric.analysis.sentence_breaks import (
 )
 
 from ..conftest import EXAMPLES_DIR
+from .conftest import RIVER
 
 COHERENT = (EXAMPLES_DIR / "coherent.txt").read_text(encoding="utf-8").strip()
-RIVER = [
-    "The river rose slowly through the night.",
-    "By morning the lower fields were under water.",
-    "Farmers moved their cattle to the hills before noon.",
-    "The council opened the school as a shelter.",
-]
 
 
 @pytest.fixture(scope="module")
