@@ -245,6 +245,15 @@ def test_a_student_depth_outside_the_backbone_is_refused(tiny_bert_dir, count, m
                                                                           "num_layers": count}}, "student.yaml"))
 
 
+def _distillation_logged(recipe: dict, tmp_path) -> list:
+    """Run ``recipe`` (its loop writes to ``tmp_path/run``) and return the ``score_distillation`` it logged."""
+    path = tmp_path / "student.yaml"
+    path.write_text(json.dumps(recipe), encoding="utf-8")
+    run_recipe(path, {}, progress=False)
+    records = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
+    return [record["score_distillation"] for record in records if "score_distillation" in record]
+
+
 def test_a_student_learns_its_teachers_score_and_a_teacher_adding_a_term_is_refused(shared_data, tiny_bert_dir,
                                                                                      bert_checkpoint, tmp_path):
     """``objective.score_teacher``: the step adds the squared score difference to a frozen checkpoint (logged as
@@ -263,11 +272,7 @@ def test_a_student_learns_its_teachers_score_and_a_teacher_adding_a_term_is_refu
                       "score_distil_weight": 1.0},
         "loop": {"output_dir": str(tmp_path / "run"), "max_steps": 2, "eval_every": 2, "lr": 1e-4},
     }
-    path = tmp_path / "student.yaml"
-    path.write_text(json.dumps(recipe), encoding="utf-8")
-    run_recipe(path, {}, progress=False)
-    records = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
-    logged = [record["score_distillation"] for record in records if "score_distillation" in record]
+    logged = _distillation_logged(recipe, tmp_path)
     assert logged and all(math.isfinite(value) and value >= 0 for value in logged)
 
     with pytest.raises(InputError, match="score_teacher and a positive score_distil_weight go together"):
@@ -282,8 +287,8 @@ def test_a_student_learns_its_teachers_score_and_a_teacher_adding_a_term_is_refu
         "backbone": str(tiny_bert_dir), "max_length": 64}}, "student.yaml"))
     with_term = tmp_path / "with-term"
     other.cohesion_weight = torch.tensor(1.0)
-    save_checkpoint(other, with_term, tokenizer=AutoTokenizer.from_pretrained(str(tiny_bert_dir)), flavour="full")
     tokenizer = AutoTokenizer.from_pretrained(str(tiny_bert_dir))
+    save_checkpoint(other, with_term, tokenizer=tokenizer, flavour="full")
     with pytest.raises(InputError, match="adds a term to its document score"):
         load_score_teacher(str(with_term), other, tokenizer, 64)
 
@@ -309,8 +314,9 @@ def test_a_teacher_on_another_backbone_reads_texts_with_its_own_tokenizer(shared
         "loop": {"output_dir": str(tmp_path / "run"), "max_steps": 2, "eval_every": 2, "lr": 1e-4},
     }
     student, _ = build_model(recipe_from_mapping(recipe, "student.yaml"))
-    teacher = load_score_teacher(str(xlnet_checkpoint), student, AutoTokenizer.from_pretrained(str(tiny_bert_dir)), 64)
-    assert not teacher.same_backbone and type(teacher.tokenizer).__name__.startswith("XLNet")
+    student_tokenizer = AutoTokenizer.from_pretrained(str(tiny_bert_dir))
+    teacher = load_score_teacher(str(xlnet_checkpoint), student, student_tokenizer, 64)
+    assert teacher.tokenizer is not student_tokenizer and type(teacher.tokenizer).__name__.startswith("XLNet")
     reference = CoherenceScorer(str(xlnet_checkpoint), dtype="fp32", device="cpu")
     assert teacher.max_length == reference.max_length
     texts = [["The river rose overnight.", "By morning the bridge was closed."], ["A short one."]]
@@ -318,11 +324,7 @@ def test_a_teacher_on_another_backbone_reads_texts_with_its_own_tokenizer(shared
         taught = teacher.model(*encode(teacher.tokenizer, texts, teacher.max_length, "cpu")).tolist()
     assert taught == pytest.approx(reference.score(texts).scores, abs=1e-5)  # what the teacher's users get
 
-    path = tmp_path / "student.yaml"
-    path.write_text(json.dumps(recipe), encoding="utf-8")
-    run_recipe(path, {}, progress=False)
-    records = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
-    logged = [record["score_distillation"] for record in records if "score_distillation" in record]
+    logged = _distillation_logged(recipe, tmp_path)
     assert logged and all(math.isfinite(value) and value >= 0 for value in logged)
 
 

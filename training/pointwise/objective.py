@@ -19,8 +19,9 @@ import torch
 from torch import nn
 
 from coherence_metric.errors import InputError
-from coherence_metric.models.checkpoint import save_checkpoint
+from coherence_metric.models.checkpoint import load_checkpoint, save_checkpoint
 from coherence_metric.models.model import CoherenceModel
+from coherence_metric.models.registry import resolve_model
 from coherence_metric.scoring.batching import plan_batches
 from coherence_metric.scoring.runtime import autocast_context
 from coherence_metric.scoring.transition_pass import TransitionModel
@@ -167,7 +168,6 @@ class ScoreTeacher:
     model: CoherenceModel
     tokenizer: Any
     max_length: int
-    same_backbone: bool
 
 
 def load_score_teacher(name: str, student: CoherenceModel, student_tokenizer: Any,
@@ -175,9 +175,6 @@ def load_score_teacher(name: str, student: CoherenceModel, student_tokenizer: An
     """The frozen, eval-mode document model of checkpoint ``name``, on the student's device. It must score with the
     document pass alone; on another backbone than the student's (weights sha256) it reads texts with its own
     tokenizer and ``max_length``, so an mpnet teacher can teach a MiniLM student."""
-    from coherence_metric.models.checkpoint import load_checkpoint
-    from coherence_metric.models.registry import resolve_model
-
     loaded = load_checkpoint(resolve_model(name, local_files_only=True).folder)
     teacher = loaded.model
     if (teacher.sentence_scorer is not None or teacher.cohesion_weight is not None
@@ -188,7 +185,7 @@ def load_score_teacher(name: str, student: CoherenceModel, student_tokenizer: An
     same = teacher.backbone_spec.weights_sha256 == student.backbone_spec.weights_sha256
     return ScoreTeacher(teacher.to(next(student.parameters()).device),
                         student_tokenizer if same else loaded.tokenizer,
-                        student_max_length if same else teacher.max_length, same)
+                        student_max_length if same else teacher.max_length)
 
 
 class PointwiseObjective:
