@@ -21,18 +21,28 @@ def _module_name(path: Path, root: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def _package_of(path: Path, module: str) -> str:
+    """The package a module's relative imports start from: the module itself for an ``__init__.py``."""
+    return module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+
+
+def _from_targets(node: ast.ImportFrom, package: str, known: Set[str]) -> List[str]:
+    """The modules a ``from ... import`` names, relative ones resolved from ``package``. ``from package import
+    submodule`` is the submodule alone (importing a submodule loads its package first, which is no arrow back up)."""
+    base = package.split(".")[: len(package.split(".")) - (node.level - 1)] if node.level else []
+    target = ".".join(base + ([node.module] if node.module else []))
+    submodules = [f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in known]
+    return submodules if len(submodules) == len(node.names) else [target, *submodules]
+
+
 def _targets(path: Path, module: str, known: Set[str]) -> Iterator[str]:
-    """The package's modules that ``path`` imports. ``from package import submodule`` is an arrow to the submodule
-    alone (importing a submodule loads its package first, which is no arrow back up)."""
-    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    """The package's modules that ``path`` imports, anywhere in it."""
+    package = _package_of(path, module)
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
         if isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = package.split(".")[: len(package.split(".")) - (node.level - 1)] if node.level else []
-            target = ".".join(base + ([node.module] if node.module else []))
-            submodules = [f"{target}.{alias.name}" for alias in node.names if f"{target}.{alias.name}" in known]
-            names = submodules if len(submodules) == len(node.names) else [target, *submodules]
+            names = _from_targets(node, package, known)
         else:
             continue
         for name in names:
@@ -151,7 +161,7 @@ HEAVY = {"torch", "transformers", "ray", "pyarrow", "peft", "safetensors", "hugg
 def _top_level_imports(path: Path, module: str, known: Set[str]) -> Iterator[str]:
     """Names (the package's modules, or third-party top-level packages) ``path`` imports outside functions."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    package = _package_of(path, module)
     for node in tree.body:
         nodes = [node] if isinstance(node, (ast.Import, ast.ImportFrom)) else [
             sub for sub in ast.walk(node) if isinstance(sub, (ast.Import, ast.ImportFrom))
@@ -161,12 +171,8 @@ def _top_level_imports(path: Path, module: str, known: Set[str]) -> Iterator[str
         for sub in nodes:
             if isinstance(sub, ast.Import):
                 yield from (alias.name.split(".")[0] for alias in sub.names)
-            elif sub.level:
-                base = package.split(".")[: len(package.split(".")) - (sub.level - 1)]
-                target = ".".join(base + ([sub.module] if sub.module else []))
-                yield from ([f"{target}.{a.name}" for a in sub.names if f"{target}.{a.name}" in known] or [target])
             else:
-                yield sub.module or ""
+                yield from _from_targets(sub, package, known)
 
 
 def heavy_reach(root: Path = PACKAGE) -> Dict[str, Set[str]]:
@@ -191,18 +197,17 @@ def needless_lazy_imports(root: Path = PACKAGE) -> List[str]:
     loaded already: they belong at the top."""
     paths = {_module_name(path, root): path for path in root.rglob("*.py")}
     reach = heavy_reach(root)
+    known = set(paths)
     found = []
     for module, path in sorted(paths.items()):
-        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        package = _package_of(path, module)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
             if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             for sub in ast.walk(node):
                 if not isinstance(sub, ast.ImportFrom) or not sub.level:
                     continue
-                base = package.split(".")[: len(package.split(".")) - (sub.level - 1)]
-                target = ".".join(base + ([sub.module] if sub.module else []))
-                targets = [f"{target}.{a.name}" for a in sub.names if f"{target}.{a.name}" in paths] or [target]
+                targets = _from_targets(sub, package, known)
                 if all(reach.get(name, set()) <= reach[module] for name in targets):
                     found.append(f"{module}:{sub.lineno} imports {', '.join(targets)} inside a function")
     return sorted(set(found))
