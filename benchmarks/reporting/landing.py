@@ -137,6 +137,10 @@ def known_limits(reports: Reports, docs: str = "docs/") -> str:
                                  break_long_words=False, break_on_hyphens=False) + "\n" for item in items)
 
 
+#: The folder of benchmarks/reports that holds the GPU speed reports.
+GPU_SPEED = "gpu-speed"
+
+
 def gpu_speed_table(reports: Reports) -> str:
     """The speed-on-a-GPU table of docs/benchmarks.md, from the newest report of ``gpu-speed/`` (by file name,
     ``<device>-<date>.json``)."""
@@ -146,9 +150,6 @@ def gpu_speed_table(reports: Reports) -> str:
                            "coherence_metric.benchmarks.gpu_speed on a GPU)")
     return gpu_speed.table(reports.load(GPU_SPEED, found[-1].name))
 
-
-#: The folder of benchmarks/reports that holds the GPU speed reports.
-GPU_SPEED = "gpu-speed"
 
 BLOCKS: Mapping[str, Callable[[Reports, str], str]] = {
     "headline-table": lambda reports, docs: headline_table(reports),

@@ -11,9 +11,7 @@ import pytest
 from coherence_metric.benchmarks import gpu_speed
 from coherence_metric.benchmarks.reporting import landing
 
-from ..conftest import REPO_DIR
-
-REPORTS = REPO_DIR / "benchmarks" / "reports"
+from .report_copies import REPORTS
 
 SENTENCES = [f"Sentence number {index} says something about the weather in the town." for index in range(60)]
 

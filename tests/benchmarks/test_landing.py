@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 
 from coherence_metric.benchmarks.reporting import landing
 
 from ..conftest import REPO_DIR
-
-REPORTS = REPO_DIR / "benchmarks" / "reports"
+from .report_copies import REPORTS, copy_reports, set_system_tau
 
 
 @pytest.mark.parametrize("page", landing.PAGES, ids=str)
@@ -37,22 +35,11 @@ def test_the_headline_row_of_the_default_is_its_measured_summeval_interval():
     assert f"**{summary['value']:.3f} [{low:.3f}, {high:.3f}]**" in row
 
 
-def _copy_reports(tmp_path: Path) -> Path:
-    folder = tmp_path / "reports"
-    for name in {landing.DEFAULT, landing.ACCURATE, landing.BASELINES}:
-        shutil.copytree(REPORTS / name, folder / name, ignore=shutil.ignore_patterns("*.png", "*.md"))
-    return folder
-
-
 def test_a_report_that_moves_fails_the_check_and_make_tables_moves_the_page(tmp_path, capsys):
-    reports = _copy_reports(tmp_path)
+    reports = copy_reports(tmp_path)
     page = tmp_path / "README.md"
     shutil.copy(REPO_DIR / "README.md", page)
-    path = reports / landing.DEFAULT / "summeval-correlation.json"
-    report = json.loads(path.read_text(encoding="utf-8"))
-    row = next(r for r in report["rows"] if r["name"] == landing.DEFAULT)
-    row["correlations"]["system"]["kendall"]["value"] = 0.6125
-    path.write_text(json.dumps(report), encoding="utf-8")
+    set_system_tau(reports, landing.DEFAULT, 0.6125)
 
     assert landing.main(["--check", "--page", str(page), "--reports", str(reports)]) == 1
     assert "run `make tables`" in capsys.readouterr().err
@@ -66,7 +53,7 @@ def test_a_report_that_moves_fails_the_check_and_make_tables_moves_the_page(tmp_
 
 
 def test_a_missing_report_is_named_in_one_line(tmp_path, capsys):
-    reports = _copy_reports(tmp_path)
+    reports = copy_reports(tmp_path)
     (reports / landing.ACCURATE / "human-dev.json").unlink()
     page = tmp_path / "README.md"
     shutil.copy(REPO_DIR / "README.md", page)

@@ -11,15 +11,14 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from pathlib import Path
 
 import pytest
 
 from coherence_metric.benchmarks.reporting import landing, model_cards
 
 from ..conftest import REPO_DIR
+from .report_copies import REPORTS, copy_reports, set_system_tau
 
-REPORTS = REPO_DIR / "benchmarks" / "reports"
 MODELS = REPO_DIR / "MODELS.md"
 #: The checkpoints to use today, each with a card on MODELS.md.
 CARD_CHECKPOINTS = (landing.DEFAULT, landing.ACCURATE, model_cards.STUDENT, model_cards.WITH_TRANSITIONS,
@@ -30,12 +29,6 @@ CARD_MAX_LINES = 50
 
 def _models() -> str:
     return MODELS.read_text(encoding="utf-8")
-
-
-def _copy_reports(tmp_path: Path) -> Path:
-    folder = tmp_path / "reports"
-    shutil.copytree(REPORTS, folder, ignore=shutil.ignore_patterns("*.png", "*.md"))
-    return folder
 
 
 def _row(table: str, label: str) -> list:
@@ -85,15 +78,11 @@ def test_the_default_card_reads_its_reports_and_the_0_7_default_beside_it():
 
 
 def test_a_target_follows_its_report_and_make_tables_rewrites_the_card(tmp_path, capsys):
-    reports = _copy_reports(tmp_path)
+    reports = copy_reports(tmp_path)
     page = tmp_path / "MODELS.md"
     shutil.copy(MODELS, page)
     assert "≥ 0.60: missed" in page.read_text(encoding="utf-8")  # the accurate tier's system-level target today
-    path = reports / landing.ACCURATE / "summeval-correlation.json"
-    report = json.loads(path.read_text(encoding="utf-8"))
-    row = next(r for r in report["rows"] if r["name"] == landing.ACCURATE)
-    row["correlations"]["system"]["kendall"]["value"] = 0.65
-    path.write_text(json.dumps(report), encoding="utf-8")
+    set_system_tau(reports, landing.ACCURATE, 0.65)
 
     assert landing.main(["--check", "--page", str(page), "--reports", str(reports)]) == 1
     assert "run `make tables`" in capsys.readouterr().err
@@ -104,7 +93,7 @@ def test_a_target_follows_its_report_and_make_tables_rewrites_the_card(tmp_path,
 
 
 def test_a_suite_never_run_reads_not_measured_with_its_targets(tmp_path):
-    reports = _copy_reports(tmp_path)
+    reports = copy_reports(tmp_path)
     (reports / landing.DEFAULT / "all.json").unlink()
     table = model_cards.card_table(landing.Reports(reports), landing.DEFAULT)
     cells = _row(table, "the paper's test sets and probes")
@@ -114,7 +103,7 @@ def test_a_suite_never_run_reads_not_measured_with_its_targets(tmp_path):
 
 
 def test_a_missing_own_report_is_named_in_one_line(tmp_path, capsys):
-    reports = _copy_reports(tmp_path)
+    reports = copy_reports(tmp_path)
     (reports / model_cards.STUDENT / "human-dev.json").unlink()
     page = tmp_path / "MODELS.md"
     shutil.copy(MODELS, page)
