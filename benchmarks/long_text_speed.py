@@ -21,6 +21,9 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from coherence_metric import CoherenceScorer
+from coherence_metric.inputs.texts import sentences_of
+from coherence_metric.scoring.profiling import DOCUMENT_PASS
+from coherence_metric.scoring.windows import window_units
 
 from .speed import _cpu_name, news_sentences
 
@@ -60,8 +63,28 @@ def words_per_second(scorer: CoherenceScorer, texts: Sequence[str]) -> float:
     return words / best
 
 
+def tokens_per_word(scorer: CoherenceScorer, texts: Sequence[str]) -> float:
+    """Tokens the document pass reads per word of ``texts``: each text split into sentences as the scorer splits it,
+    then windowed as the scorer windows it (a text within ``max_length`` is read once)."""
+    units, _ = window_units(scorer.tokenizer, [sentences_of(text) for text in texts], scorer.max_length)
+    encoded = scorer.tokenizer([" ".join(unit) for unit in units], truncation=True,
+                               max_length=scorer.max_length)["input_ids"]
+    return sum(len(ids) for ids in encoded) / sum(len(text.split()) for text in texts)
+
+
+def document_pass_share(scorer: CoherenceScorer, texts: Sequence[str]) -> float:
+    """The share of a ``score`` call's time spent in the document pass (the rest: tokenising, splitting,
+    windowing): what fewer tokens per word could save."""
+    with scorer.profile() as stages:
+        started = time.perf_counter()
+        scorer.score(list(texts))
+        elapsed = time.perf_counter() - started
+    return stages.seconds.get(DOCUMENT_PASS, 0.0) / elapsed
+
+
 def run(model: str = "default", n_short: int = 240, n_long: int = 60, seed: int = 0) -> Dict[str, object]:
-    """Words/s of short and long texts in fp32 and bf16, the ratios and how many long texts were windowed."""
+    """Words/s of short and long texts in fp32 and bf16, the ratios, the document pass's share of a long call,
+    tokens read per word and how many long texts were windowed."""
     sentences = [sentence for sentence in news_sentences() if sentence.strip()]
     short, long = texts_of(sentences, SHORT_WORDS, n_short, seed), texts_of(sentences, LONG_WORDS, n_long, seed)
     result: Dict[str, object] = {"model": model, "cpu": _cpu_name(), "short_words": SHORT_WORDS,
@@ -70,7 +93,10 @@ def run(model: str = "default", n_short: int = 240, n_long: int = 60, seed: int 
         scorer = CoherenceScorer(model, dtype=dtype)
         rates = {"short": words_per_second(scorer, short), "long": words_per_second(scorer, long)}
         result[dtype] = {"words_per_second": {key: round(value) for key, value in rates.items()},
-                         "long_over_short": round(rates["long"] / rates["short"], 3)}
+                         "long_over_short": round(rates["long"] / rates["short"], 3),
+                         "long_document_pass_share": round(document_pass_share(scorer, long), 3)}
+        result["tokens_per_word"] = {"short": round(tokens_per_word(scorer, short), 3),
+                                     "long": round(tokens_per_word(scorer, long), 3)}
         result["long_windowed"] = scorer.score(long).n_windowed
         result["signature"] = str(scorer.score(short[:1]).signature)
     return result

@@ -2,15 +2,18 @@
 
 Texts are cut at sentence boundaries, never mid-sentence, because a coherence model judges how sentences
 follow each other; consecutive windows share about half their sentences so every transition between two
-sentences is seen inside at least one window.
+sentences is seen inside at least one window. :func:`window_units` cuts sentence lists the same way for the code
+that scores windows outside the scorer: training on long texts as the metric scores them
+(``objective.window_long``), the dev comparison of overlaps and the long-text speed benchmark.
 """
 
 from __future__ import annotations
 
-from typing import List, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
 
-def sentence_windows(sentence_lengths: Sequence[int], budget: int) -> List[Tuple[int, int]]:
+def sentence_windows(sentence_lengths: Sequence[int], budget: int,
+                     overlap: Optional[int] = None) -> List[Tuple[int, int]]:
     """Spans ``[start, end)`` of consecutive sentences whose token counts fit in ``budget``.
 
     Each window takes as many sentences as fit; the next one starts halfway through it (at least one
@@ -20,6 +23,9 @@ def sentence_windows(sentence_lengths: Sequence[int], budget: int) -> List[Tuple
     Args:
         sentence_lengths: tokens per sentence, without special tokens.
         budget: tokens available per window (``max_length`` minus the special tokens).
+        overlap: None (what the scorer does): about half; k: the next window repeats the last k sentences of
+            the one before (at least one sentence later). Only the dev comparison of overlaps
+            (``training/pointwise/window_overlap.py``) passes k: fewer windows are faster but change scores.
 
     Returns:
         The windows in order; the last one always ends at the last sentence.
@@ -38,5 +44,29 @@ def sentence_windows(sentence_lengths: Sequence[int], budget: int) -> List[Tuple
         windows.append((start, end))
         if end >= count:
             break
-        start += max(1, (end - start) // 2)
+        start = start + max(1, (end - start) // 2) if overlap is None else max(start + 1, end - overlap)
     return windows
+
+
+def window_units(tokenizer: Any, texts: Sequence[Sequence[str]], max_length: int,
+                 overlap: Optional[int] = None) -> Tuple[List[List[str]], List[int]]:
+    """The units to score for ``texts`` (each a list of sentences) and the text each belongs to: a text within
+    ``max_length`` tokens is one unit; a longer one is its sentence windows, cut as the scorer cuts them (the same
+    budget: ``max_length`` less the special tokens; ``overlap``: see :func:`sentence_windows`, None for the
+    scorer's). The scorer itself reuses token ids it already has; this tokenises, for code outside it."""
+    joined = [" ".join(text) for text in texts]
+    lengths = [len(ids) for ids in tokenizer(joined, add_special_tokens=True, verbose=False)["input_ids"]]
+    budget = max_length - tokenizer.num_special_tokens_to_add()
+    units: List[List[str]] = []
+    owners: List[int] = []
+    for index, (text, length) in enumerate(zip(texts, lengths)):
+        if length <= max_length:
+            units.append(list(text))
+            owners.append(index)
+            continue
+        sentence_lengths = [len(ids) for ids in
+                            tokenizer(list(text), add_special_tokens=False, verbose=False)["input_ids"]]
+        for start, end in sentence_windows(sentence_lengths, budget, overlap):
+            units.append(list(text[start:end]))
+            owners.append(index)
+    return units, owners

@@ -33,6 +33,20 @@ def test_sentence_windows_cover_every_sentence_and_overlap():
         sentence_windows([1], budget=0)
 
 
+def test_windows_that_repeat_k_sentences_are_fewer_and_still_see_every_transition():
+    """``overlap=k`` (only the dev comparison of overlaps passes it): each window repeats the last k sentences of the
+    one before, so every adjacent pair of sentences still lies inside one window."""
+    lengths = [5] * 12
+    half = sentence_windows(lengths, budget=20)
+    one = sentence_windows(lengths, budget=20, overlap=1)
+    assert one == [(0, 4), (3, 7), (6, 10), (9, 12)]
+    assert sentence_windows(lengths, budget=20, overlap=2) == [(0, 4), (2, 6), (4, 8), (6, 10), (8, 12)]
+    assert len(one) < len(half) == 5
+    assert all(any(start <= pair and pair + 1 < end for start, end in one) for pair in range(11))
+    # an overlap as long as a window still moves on by one sentence
+    assert sentence_windows([5, 5, 5], budget=10, overlap=5) == [(0, 2), (1, 3)]
+
+
 def test_warn_cuts_and_warns_once_per_call(bert_checkpoint):
     scorer = CoherenceScorer(str(bert_checkpoint), max_length=24, truncation="warn")
     with warnings.catch_warnings(record=True) as caught:

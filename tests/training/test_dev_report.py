@@ -170,3 +170,16 @@ def test_the_long_band_takes_long_human_stories_of_dev_select_and_long_articles(
     articles = [Document("a:1", "a", [sentence] * 8), Document("a:2", "a", [sentence] * 20)]  # 400 and 1000 words
     assert is_long(long_story) and not is_long(short_story) and not is_long([sentence] * 20)
     assert long_texts(articles, [rated], {HANNA: [0, 1, 2]}) == [long_story, [sentence] * 8]
+
+
+def test_the_overlap_tool_counts_same_prompt_pairs_whose_winner_stays_and_refuses_a_bad_overlap() -> None:
+    from coherence_metric.training.pointwise.window_overlap import parse_overlap, same_winner
+
+    data = _dev_data()
+    base = {SET: [1.0, 2.0, 3.0, 1.0, 2.0, 3.0]}  # two dev-select prompts, three texts each: six same-prompt pairs
+    moved = {SET: [1.0, 2.0, 3.0, 2.5, 2.0, 3.0]}  # one prompt's first text overtakes its second: one pair flips
+    assert same_winner(data, base, base) == {SET: 1.0}
+    assert same_winner(data, base, moved) == {SET: pytest.approx(5 / 6)}
+    assert parse_overlap("half") is None and parse_overlap("2") == 2
+    with pytest.raises(SystemExit, match="'0' is neither 'half' nor a positive number"):
+        parse_overlap("0")

@@ -142,6 +142,61 @@ def test_long_windows_and_leads_are_drawn_only_when_asked():
         recipe_from_mapping({"family": "pointwise", "data": {"long_min_sentences": 9, "long_max_sentences": 3}}, "r")
 
 
+@pytest.mark.parametrize("cut, count, expected", [("first", 12, 1), ("third", 12, 4), ("half", 12, 6),
+                                                   ("half", 2, 1), ("third", 2, 1), ("half", 3, 1)])
+def test_a_named_lead_cut_keeps_that_share_of_the_sentences_and_never_the_whole(cut, count, expected):
+    import random
+
+    from coherence_metric.training.pointwise.texts import lead_length
+
+    assert lead_length(count, [cut], random.Random(0)) == expected
+
+
+def test_lead_cuts_draw_among_the_named_cuts_and_an_unknown_cut_is_refused_by_name():
+    data = PointwiseData(min_sentences=6, max_sentences=6, lead_share=1.0, negatives={"shuffle": 1},
+                         truncation_leads=True, lead_cuts=["first", "half"])
+    leads = {len(make_example(DOCUMENT, POOL, data, epoch=epoch).lead) for epoch in range(20)}
+    assert leads == {1, 3}
+    with pytest.raises(InputError, match=r"data.lead_cuts: unknown cuts \['quarter'\]"):
+        recipe_from_mapping({"family": "pointwise", "data": {"lead_cuts": ["first", "quarter"]}}, "r")
+
+
+def test_window_long_trains_on_the_score_the_metric_gives_a_long_text(tiny_bert_dir):
+    """With ``objective.window_long`` a text over ``max_length`` scores, in training, the mean of the same sentence
+    windows the scorer averages, so a loss on it acts on the number users get; without it the text is cut."""
+    from coherence_metric import CoherenceScorer
+    from coherence_metric.scoring.windows import window_units
+    from coherence_metric.training.pointwise.objective import PointwiseObjective, PointwiseObjectiveSection
+    from coherence_metric.training.pointwise.recipe import PointwiseModelSection, PointwiseRecipe, build_model
+
+    recipe = PointwiseRecipe(model=PointwiseModelSection(backbone=str(tiny_bert_dir), max_length=32))
+    model, tokenizer = build_model(recipe)
+    long_text = DOCUMENT.sentences + POOL[0].sentences
+    texts = [long_text, DOCUMENT.sentences[:1]]
+    units, owners = window_units(tokenizer, texts, 32)
+    assert owners.count(1) == 1 and owners.count(0) >= 3 and units[-1] == DOCUMENT.sentences[:1]
+    scorer = CoherenceScorer.from_model(model, tokenizer, "tiny", max_length=32)
+    expected = torch.tensor(scorer.score(texts).scores)
+    assert scorer.score(texts).n_windowed == 1
+    scores = {}
+    for window_long in (True, False):
+        section = PointwiseObjectiveSection(bf16=False, tokens_per_pass=256, window_long=window_long)
+        objective = PointwiseObjective(model, tokenizer, [DOCUMENT], [DOCUMENT], PointwiseData(), section, 32,
+                                       1e-4, {})
+        model.eval()
+        scores[window_long] = objective._forward(texts, torch.device("cpu"))
+    assert scores[True].requires_grad
+    assert torch.allclose(scores[True].detach(), expected, atol=1e-5)
+    assert not torch.isclose(scores[False][0].detach(), expected[0], atol=1e-4)
+    assert torch.isclose(scores[False][1].detach(), expected[1], atol=1e-5)
+
+
+def test_window_long_with_a_boundary_head_is_refused_in_one_line():
+    with pytest.raises(InputError, match="window_long does not apply to a boundary head"):
+        recipe_from_mapping({"family": "pointwise",
+                             "objective": {"window_long": True, "boundary_rank_weight": 1.0}}, "r")
+
+
 def test_own_ranking_loss_by_hand():
     from coherence_metric.training.pointwise.objective import own_ranking_loss
 

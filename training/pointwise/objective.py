@@ -25,6 +25,7 @@ from coherence_metric.models.registry import resolve_model
 from coherence_metric.scoring.batching import plan_batches
 from coherence_metric.scoring.runtime import autocast_context
 from coherence_metric.scoring.transition_pass import TransitionModel
+from coherence_metric.scoring.windows import window_units
 
 from ..checks import refuse_failed
 from ..evaluation import score_documents
@@ -71,6 +72,11 @@ class PointwiseObjectiveSection:
             ``max_length``.
         score_distil_weight: weight of the mean squared difference between the model's and the teacher's score of
             every text of a step (positives, negatives and leads); 0: no teacher.
+        window_long: score a text longer than ``max_length`` tokens as the mean of its sentence windows, as the
+            metric does (:func:`~coherence_metric.scoring.windows.window_units`), instead of cutting it at
+            ``max_length``, so the losses act on the number users get (a text cut at the limit never showed its whole
+            to the truncation loss): pair it with long texts (``data.long_max_sentences``) and
+            ``data.truncation_leads`` to hold long texts level with their leads.
     """
 
     batch_size: int = 8
@@ -91,6 +97,7 @@ class PointwiseObjectiveSection:
     boundary_width: int = 256
     score_teacher: Optional[str] = None
     score_distil_weight: float = 0.0
+    window_long: bool = False
 
     @property
     def boundary(self) -> bool:
@@ -113,6 +120,8 @@ class PointwiseObjectiveSection:
              "objective.boundary_lr must be positive and boundary_width >= 1"),
             (self.score_distil_weight >= 0 and (self.score_distil_weight == 0) == (self.score_teacher is None),
              "objective.score_teacher and a positive score_distil_weight go together"),
+            (not (self.window_long and self.boundary),
+             "objective.window_long does not apply to a boundary head's pass: turn one of them off"),
         ]
         refuse_failed(checks, where)
 
@@ -290,20 +299,32 @@ class PointwiseObjective:
     def _forward(self, texts: List[List[str]], device: torch.device, model: Optional[CoherenceModel] = None,
                  tokenizer: Any = None, max_length: Optional[int] = None) -> torch.Tensor:
         """Scores of ``texts`` in input order by ``model`` (the student unless told), read with ``tokenizer`` and
-        ``max_length`` (the student's unless told): one padded pass, or (``tokens_per_pass``) length-sorted passes
-        under a padded-token budget, since a step mixing 256-token windows with one-sentence texts would otherwise pad
-        every text to 256 tokens."""
+        ``max_length`` (the student's unless told); with ``window_long``, a text over ``max_length`` tokens scores
+        the mean of its sentence windows, as the metric scores it."""
         model = self.model if model is None else model
         tokenizer = self.tokenizer if tokenizer is None else tokenizer
         max_length = self.max_length if max_length is None else max_length
+        if not self.section.window_long:
+            return self._score_units(texts, device, model, tokenizer, max_length)
+        units, owners = window_units(tokenizer, texts, max_length)
+        unit_scores = self._score_units(units, device, model, tokenizer, max_length)
+        index = torch.tensor(owners, device=device)
+        totals = torch.zeros(len(texts), device=device).index_add(0, index, unit_scores)
+        counts = torch.zeros(len(texts), device=device).index_add(0, index, torch.ones_like(unit_scores))
+        return totals / counts
+
+    def _score_units(self, texts: List[List[str]], device: torch.device, model: CoherenceModel, tokenizer: Any,
+                     max_length: int) -> torch.Tensor:
+        """Scores of ``texts`` each cut at ``max_length``: one padded pass, or (``tokens_per_pass``) length-sorted
+        passes under a padded-token budget, since a step mixing 256-token windows with one-sentence texts would
+        otherwise pad every text to 256 tokens."""
         if self.section.tokens_per_pass is None:
             input_ids, mask = encode(tokenizer, texts, max_length, device)
             with autocast_context("bf16" if self.section.bf16 else "fp32", device):
                 return model(input_ids, mask).float()
         lengths = [len(ids) for ids in tokenizer([" ".join(text) for text in texts], truncation=True,
                                                  max_length=max_length)["input_ids"]]
-        budget = self.section.tokens_per_pass
-        passes = [list(range(len(texts)))] if budget is None else plan_batches(lengths, budget)
+        passes = plan_batches(lengths, self.section.tokens_per_pass)
         parts: List[torch.Tensor] = []
         for batch in passes:
             input_ids, mask = encode(tokenizer, [texts[index] for index in batch], max_length, device)

@@ -31,6 +31,9 @@ from ..data.local_corruptions import fit_length
 STYLES = ("plain", "lower", "tokenised", "lower_tokenised")
 #: Other documents a corruption that borrows sentences (intrusion, topic switch) may draw from, per example.
 POOL_SIZE = 8
+#: The lead cuts a recipe may name (``data.lead_cuts``), as the share of a text's sentences each keeps; every lead
+#: keeps at least one sentence, so ``first`` is the lone first sentence.
+LEAD_CUTS = {"first": 0.0, "third": 1 / 3, "half": 0.5}
 
 
 @dataclass
@@ -61,6 +64,9 @@ class PointwiseData:
             a sentence would otherwise make negatives longer than positives, and fewer sentences a cue.
         truncation_leads: give every positive of 2+ sentences a lead (its first k < n sentences) that the objective's
             ``truncation_weight`` holds level with the whole text: a cut-short text is neither better nor worse.
+        lead_cuts: where leads are cut, drawn uniformly among the named cuts: ``first`` (the first sentence),
+            ``third`` (the first third of the sentences), ``half`` (the first half); empty: k uniform in [1, n-1].
+            On a long text a uniform k is rarely the lone first sentence, the lead that beats the whole most often.
     """
 
     corpora: List[str] = field(default_factory=lambda: ["bbc", "reuters", "lee", "abc", "mctest", "tales"])
@@ -80,6 +86,7 @@ class PointwiseData:
     long_max_sentences: int = 16
     length_matched: bool = False
     truncation_leads: bool = False
+    lead_cuts: List[str] = field(default_factory=list)
 
     def check(self, where: str) -> None:
         """Raise InputError naming the first bad key."""
@@ -100,6 +107,9 @@ class PointwiseData:
              "data: need 1 <= long_min_sentences <= long_max_sentences"),
             (self.train_documents >= 1 and self.dev_documents >= 1, "data: train/dev_documents must be >= 1"),
             (bool(self.corpora), "data.corpora: name at least one corpus"),
+            (set(self.lead_cuts) <= set(LEAD_CUTS),
+             f"data.lead_cuts: unknown cuts {sorted(set(self.lead_cuts) - set(LEAD_CUTS))} "
+             f"(known: {', '.join(LEAD_CUTS)})"),
         ]
         refuse_failed(checks, where)
 
@@ -113,6 +123,15 @@ class PointwiseExample:
     positive: List[str]
     negatives: List[Tuple[str, List[str]]]
     lead: Optional[List[str]] = None
+
+
+def lead_length(count: int, cuts: Sequence[str], rng: random.Random) -> int:
+    """Sentences in the lead of a text of ``count`` >= 2 sentences: one of ``cuts`` drawn uniformly (see
+    ``PointwiseData.lead_cuts``), at least one sentence and fewer than ``count``; no cuts: uniform in [1, count-1]."""
+    if not cuts:
+        return rng.randint(1, count - 1)
+    cut = rng.choice(list(cuts))
+    return min(count - 1, max(1, int(count * LEAD_CUTS[cut])))
 
 
 def styled(sentences: Sequence[str], style: str) -> List[str]:
@@ -168,7 +187,7 @@ def make_example(document: Document, pool: Sequence[Document], data: PointwiseDa
         negatives = [negatives[index] for index in kept]
     lead = None
     if data.truncation_leads and len(text) >= 2:
-        lead = styled(text[: rng.randint(1, len(text) - 1)], style)
+        lead = styled(text[: lead_length(len(text), data.lead_cuts, rng)], style)
     return PointwiseExample(f"{document.id}@{epoch}", style, styled(text, style), negatives, lead)
 
 
