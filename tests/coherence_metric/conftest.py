@@ -47,3 +47,15 @@ def nan_checkpoint(bert_checkpoint, corrupt_copy) -> Path:
     config.files = hash_folder_files(folder)
     config.write(folder)
     return folder
+
+
+def recorded_matches_committed(recorded: dict, committed: dict, defaults: dict) -> None:
+    """The recipe recorded in a checkpoint equals the committed file as read today, except for keys added to the
+    recipe schema after the checkpoint was trained, which must hold their defaults (they change nothing)."""
+    for key, value in committed.items():
+        if key not in recorded:
+            assert value == defaults[key], f"{key} was added later but is not at its default"
+        elif isinstance(value, dict) and isinstance(recorded[key], dict) and key not in ("negatives", "styles"):
+            recorded_matches_committed(recorded[key], value, defaults[key])
+        else:
+            assert recorded[key] == value, key

@@ -21,6 +21,7 @@ from coherence_metric.training.pointwise.recipe import load_pointwise_recipe
 from coherence_metric.version import __version__
 
 from ..conftest import EXAMPLES_DIR, REPO_DIR
+from .conftest import recorded_matches_committed
 
 DEFAULT_NAME = "cm-minilm-gpu-joint-2026.11"  # the immutable name `default` stands for since 0.8.0 (MODELS.md)
 DEFAULT_DIR = PACKAGED_CHECKPOINTS_DIR / DEFAULT_NAME
@@ -109,18 +110,6 @@ def test_moving_the_default_bumps_the_version() -> None:
         assert resolve_model(name).folder == home / name, version
 
 
-def _recorded_matches_committed(recorded: dict, committed: dict, defaults: dict) -> None:
-    """The recipe recorded in a checkpoint equals the committed file as read today, except for keys added to the
-    recipe schema after the checkpoint was trained, which must hold their defaults (they change nothing)."""
-    for key, value in committed.items():
-        if key not in recorded:
-            assert value == defaults[key], f"{key} was added later but is not at its default"
-        elif isinstance(value, dict) and isinstance(recorded[key], dict) and key not in ("negatives", "styles"):
-            _recorded_matches_committed(recorded[key], value, defaults[key])
-        else:
-            assert recorded[key] == value, key
-
-
 @pytest.mark.parametrize("folder, overrides", [(LONG_DIR, JOINT_LONG_OVERRIDES), (JOINT_DIR, JOINT_OVERRIDES)],
                          ids=[LONG_NAME, JOINT_NAME])
 def test_the_joint_checkpoints_are_the_committed_joint_recipe(folder, overrides) -> None:
@@ -136,7 +125,7 @@ def test_the_joint_checkpoints_are_the_committed_joint_recipe(folder, overrides)
     assert "local_term" not in config.training and config.format_version == 1
     committed = json.loads(json.dumps(asdict(load_pointwise_recipe(JOINT_RECIPE, overrides))))
     defaults = json.loads(json.dumps(asdict(PointwiseRecipe())))
-    _recorded_matches_committed(config.training["recipe"], committed, defaults)
+    recorded_matches_committed(config.training["recipe"], committed, defaults)
     assert committed["objective"]["boundary_distil_weight"] == committed["objective"]["boundary_rank_weight"] == 0
 
 
@@ -155,7 +144,7 @@ def test_the_default_is_the_committed_gpu_joint_recipe_from_the_public_backbone(
     assert config.format_version == 1 and config.num_layers is None
     recorded = config.training["recipe"]
     committed = json.loads(json.dumps(asdict(load_pointwise_recipe(GPU_RECIPE, GPU_RUN_OVERRIDES))))
-    _recorded_matches_committed(recorded, committed, json.loads(json.dumps(asdict(PointwiseRecipe()))))
+    recorded_matches_committed(recorded, committed, json.loads(json.dumps(asdict(PointwiseRecipe()))))
     assert recorded["model"]["init_checkpoint"] is None and recorded["objective"]["boundary_distil_weight"] == 0
     assert config.backbone == read_checkpoint_config(BOUNDARY_DIR).backbone  # the public file, by its fp32 sha256
     assert {path.name for path in DEFAULT_DIR.iterdir()} == {path.name for path in BOUNDARY_DIR.iterdir()}
@@ -173,7 +162,7 @@ def test_the_0_7_default_is_the_committed_boundary_recipe_started_from_the_0_4_d
     assert "local_term" not in config.training and config.format_version == 1 and config.num_layers is None
     recorded = config.training["recipe"]
     committed = json.loads(json.dumps(asdict(load_pointwise_recipe(BOUNDARY_RECIPE))))
-    _recorded_matches_committed(recorded, committed, json.loads(json.dumps(asdict(PointwiseRecipe()))))
+    recorded_matches_committed(recorded, committed, json.loads(json.dumps(asdict(PointwiseRecipe()))))
     assert committed["model"]["num_layers"] is None
     assert recorded["model"]["init_checkpoint"] == LONG_NAME and recorded["objective"]["boundary_distil_weight"] > 0
     files = {path.name for path in BOUNDARY_DIR.iterdir()}
@@ -190,7 +179,7 @@ def test_the_student_is_the_committed_recipe_a_five_layer_cut_of_the_default_tau
 
     recorded = config.training["recipe"]
     committed = json.loads(json.dumps(asdict(load_pointwise_recipe(STUDENT_RECIPE))))
-    _recorded_matches_committed(recorded, committed, json.loads(json.dumps(asdict(PointwiseRecipe()))))
+    recorded_matches_committed(recorded, committed, json.loads(json.dumps(asdict(PointwiseRecipe()))))
     assert recorded["model"]["init_checkpoint"] == recorded["objective"]["score_teacher"] == BOUNDARY_NAME
     assert config.backbone == read_checkpoint_config(BOUNDARY_DIR).backbone
 
@@ -216,7 +205,7 @@ def test_the_previous_default_is_the_committed_pointwise_recipe() -> None:
     assert config.training["family"] == "pointwise" and config.sentence_scorer is None
     committed = json.loads(json.dumps(asdict(load_pointwise_recipe(POINTWISE_RECIPE))))
     defaults = json.loads(json.dumps(asdict(PointwiseRecipe())))
-    _recorded_matches_committed(config.training["recipe"], committed, defaults)
+    recorded_matches_committed(config.training["recipe"], committed, defaults)
 
 
 def test_the_previous_default_is_the_intrusion_checkpoint_plus_its_sentence_level_term() -> None:

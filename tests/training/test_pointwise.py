@@ -218,6 +218,15 @@ def test_a_steps_text_losses_by_hand():
     assert text_losses(scores[:4], 2, [0, 1], [], 1.0)["truncation"].item() == 0.0
 
 
+def test_a_one_sided_truncation_loss_counts_only_leads_above_their_whole_text():
+    from coherence_metric.training.pointwise.objective import text_losses
+
+    # 2 positives (2.0, 0.0), 2 negatives, leads: 1.0 of text 0 (below it), 0.5 of text 1 (0.5 above it)
+    scores = torch.tensor([2.0, 0.0, 1.5, -1.0, 1.0, 0.5])
+    assert text_losses(scores, 2, [0, 1], [0, 1], 1.0)["truncation"].item() == pytest.approx((1.0 + 0.25) / 2)
+    assert text_losses(scores, 2, [0, 1], [0, 1], 1.0, one_sided=True)["truncation"].item() == pytest.approx(0.25 / 2)
+
+
 @pytest.mark.slow
 def test_a_joint_run_logs_the_order_and_truncation_checks_and_passes_split_by_length(shared_data, tiny_bert_dir,
                                                                                       tmp_path):

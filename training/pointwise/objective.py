@@ -53,6 +53,8 @@ class PointwiseObjectiveSection:
             padded pass, as recipes before it did).
         truncation_weight: weight of the squared score difference between a text and its lead
             (``data.truncation_leads``): a text cut short is neither better nor worse than the whole.
+        truncation_one_sided: count that difference only where the lead scores above its whole text (a lead
+            below the whole is what a metric should say of a text cut short, so it is not pulled up).
         head_lr: learning rate of the fresh linear head (None: the loop's ``lr``); a larger one lets the head
             find its direction while the encoder moves slowly.
         bf16: bf16 autocast in training (several times faster on CPUs with AMX/AVX512-BF16).
@@ -85,6 +87,7 @@ class PointwiseObjectiveSection:
     margin: float = 1.0
     own_ranking_weight: float = 0.0
     truncation_weight: float = 0.0
+    truncation_one_sided: bool = False
     tokens_per_pass: Optional[int] = None
     head_lr: Optional[float] = 1e-3
     bf16: bool = True
@@ -144,11 +147,12 @@ def own_ranking_loss(positive: torch.Tensor, negative: torch.Tensor, margin: flo
 
 
 def text_losses(scores: torch.Tensor, n_positives: int, owner: Sequence[int], lead_owners: Sequence[int],
-                margin: float) -> Dict[str, torch.Tensor]:
+                margin: float, one_sided: bool = False) -> Dict[str, torch.Tensor]:
     """The losses on one step's whole-text scores, listed positives, then negatives (negative j made from positive
     ``owner[j]``), then leads (lead k cut from positive ``lead_owners[k]``): ``logistic`` and in-batch ``ranking``
     (:func:`pointwise_losses`), ``own_ranking`` (:func:`own_ranking_loss`) and ``truncation`` (the mean squared
-    difference between each lead and its whole text; 0 without leads)."""
+    difference between each lead and its whole text, or with ``one_sided`` only where the lead scores above the
+    whole; 0 without leads)."""
     device = scores.device
     positive = scores[:n_positives]
     negative = scores[n_positives:n_positives + len(owner)]
@@ -157,7 +161,8 @@ def text_losses(scores: torch.Tensor, n_positives: int, owner: Sequence[int], le
     truncation = torch.zeros((), device=device)
     if lead_owners:
         whole = positive[torch.tensor(list(lead_owners), device=device)]
-        truncation = ((scores[n_positives + len(owner):] - whole) ** 2).mean()
+        excess = scores[n_positives + len(owner):] - whole
+        truncation = ((torch.relu(excess) if one_sided else excess) ** 2).mean()
     return {"logistic": logistic, "ranking": ranking, "own_ranking": own, "truncation": truncation}
 
 
@@ -273,7 +278,8 @@ class PointwiseObjective:
             scores, boundary_logits = scores_and_boundaries(
                 self.model, self.boundary_head, self.tokenizer, texts, self.max_length, self.section.tokens_per_pass,
                 "bf16" if self.section.bf16 else "fp32", device)
-        losses = text_losses(scores, len(positives), owner, [position for position, _ in leads], self.section.margin)
+        losses = text_losses(scores, len(positives), owner, [position for position, _ in leads], self.section.margin,
+                             self.section.truncation_one_sided)
         loss = (self.section.logistic_weight * losses["logistic"] + self.section.ranking_weight * losses["ranking"]
                 + self.section.own_ranking_weight * losses["own_ranking"]
                 + self.section.truncation_weight * losses["truncation"])
