@@ -1,13 +1,13 @@
 """How much window overlap long texts need (issue 56 item 3), measured on dev only.
 
 The scorer reads a text longer than ``max_length`` as sentence windows that overlap by about half, so each word of a
-long text goes through the model about twice, and long texts run at about 0.6 of short texts' words/s. Fewer, less
+long text goes through the model about twice, and long texts run at 0.5-0.6 of short texts' words/s. Fewer, less
 overlapping windows would be faster, but every long text's score would move. This tool scores the same dev texts as
 :mod:`.dev_report` with each overlap (``half``: the scorer's; ``k``: windows that repeat k sentences) and reports,
 per option: every dev number of ``dev_report``, the paired difference of human_dev dev-select accuracy against
 ``half``, the share of same-prompt human_dev pairs whose winner stays the same (the tolerance a faster path must meet:
 99%, as for bf16), and tokens read per word on the long band (the cost). The ``half`` option is checked against the
-scorer's own scores first, so the tool measures the scorer's windows and not a copy of them::
+scorer's own scores on the length-band texts, so the tool measures the scorer's windows and not a copy of them::
 
     python -m coherence_metric.training.pointwise.window_overlap default --overlaps half,1,2 \\
         --out training/ablation/reports/window_overlap/default.json
