@@ -23,7 +23,7 @@ from typing import Dict, List, Optional, Sequence
 from coherence_metric import CoherenceScorer
 from coherence_metric.inputs.texts import sentences_of
 from coherence_metric.scoring.profiling import DOCUMENT_PASS
-from coherence_metric.scoring.windows import window_units
+from coherence_metric.scoring.windows import window_tokens
 
 from .speed import _cpu_name, news_sentences
 
@@ -66,10 +66,8 @@ def words_per_second(scorer: CoherenceScorer, texts: Sequence[str]) -> float:
 def tokens_per_word(scorer: CoherenceScorer, texts: Sequence[str]) -> float:
     """Tokens the document pass reads per word of ``texts``: each text split into sentences as the scorer splits it,
     then windowed as the scorer windows it (a text within ``max_length`` is read once)."""
-    units, _ = window_units(scorer.tokenizer, [sentences_of(text) for text in texts], scorer.max_length)
-    encoded = scorer.tokenizer([" ".join(unit) for unit in units], truncation=True,
-                               max_length=scorer.max_length)["input_ids"]
-    return sum(len(ids) for ids in encoded) / sum(len(text.split()) for text in texts)
+    tokens = window_tokens(scorer.tokenizer, [sentences_of(text) for text in texts], scorer.max_length)
+    return tokens / sum(len(text.split()) for text in texts)
 
 
 def document_pass_share(scorer: CoherenceScorer, texts: Sequence[str]) -> float:

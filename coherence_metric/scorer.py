@@ -40,7 +40,7 @@ from .scoring.progress import DOCUMENTS, with_progress
 from .scoring.runtime import autocast_context, resolve_device, resolve_dtype
 from .scoring.sentence_pass import SentenceEmbedder, add_sentence_terms
 from .scoring.transition_pass import boundary_logits
-from .scoring.windows import sentence_windows
+from .scoring.windows import windowed_sentences
 from .settings import ScorerSettings
 from .signature import Signature
 from .statistics.bootstrap import (
@@ -444,15 +444,10 @@ class CoherenceScorer:
             # indexing errors" line would only alarm.
             lengths = [len(piece) for piece in
                        self.tokenizer(flat, add_special_tokens=False, verbose=False)["input_ids"]] if flat else []
-        window_texts: List[str] = []
-        window_owners: List[int] = []
         with stage(self._stages, WINDOWING):
-            offset = 0
-            for index, document in zip(too_long, sentences):
-                for start, end in sentence_windows(lengths[offset:offset + len(document)], budget):
-                    window_texts.append(" ".join(document[start:end]))
-                    window_owners.append(index)
-                offset += len(document)
+            windows, owned_by = windowed_sentences(sentences, lengths, budget)
+            window_texts = [" ".join(window) for window in windows]
+            window_owners = [too_long[owner] for owner in owned_by]
         window_ids = self._tokenize(window_texts)
         n_truncated = 0
         over = [position for position, sequence in enumerate(window_ids) if len(sequence) > self.max_length]

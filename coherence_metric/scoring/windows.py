@@ -9,7 +9,7 @@ that scores windows outside the scorer: training on long texts as the metric sco
 
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 
 def sentence_windows(sentence_lengths: Sequence[int], budget: int,
@@ -48,25 +48,59 @@ def sentence_windows(sentence_lengths: Sequence[int], budget: int,
     return windows
 
 
+def windowed_sentences(documents: Sequence[Sequence[str]], sentence_lengths: Sequence[int], budget: int,
+                       overlap: Optional[int] = None) -> Tuple[List[List[str]], List[int]]:
+    """The sentence windows of ``documents`` (each too long to read whole) and the document each belongs to.
+
+    Args:
+        documents: each a list of sentences.
+        sentence_lengths: tokens of every sentence of every document, in order, without special tokens (one
+            batched tokenizer call for all of them).
+        budget: tokens available per window (``max_length`` minus the special tokens).
+        overlap: see :func:`sentence_windows`; None for the scorer's.
+    """
+    windows: List[List[str]] = []
+    owners: List[int] = []
+    offset = 0
+    for index, document in enumerate(documents):
+        for start, end in sentence_windows(sentence_lengths[offset:offset + len(document)], budget, overlap):
+            windows.append(list(document[start:end]))
+            owners.append(index)
+        offset += len(document)
+    return windows, owners
+
+
 def window_units(tokenizer: Any, texts: Sequence[Sequence[str]], max_length: int,
                  overlap: Optional[int] = None) -> Tuple[List[List[str]], List[int]]:
     """The units to score for ``texts`` (each a list of sentences) and the text each belongs to: a text within
-    ``max_length`` tokens is one unit; a longer one is its sentence windows, cut as the scorer cuts them (the same
-    budget: ``max_length`` less the special tokens; ``overlap``: see :func:`sentence_windows`, None for the
-    scorer's). The scorer itself reuses token ids it already has; this tokenises, for code outside it."""
-    joined = [" ".join(text) for text in texts]
-    lengths = [len(ids) for ids in tokenizer(joined, add_special_tokens=True, verbose=False)["input_ids"]]
-    budget = max_length - tokenizer.num_special_tokens_to_add()
+    ``max_length`` tokens is one unit; a longer one is its sentence windows (:func:`windowed_sentences`, the
+    scorer's budget: ``max_length`` less the special tokens; ``overlap``: None for the scorer's). For code that
+    scores windows outside the scorer, which windows texts it has already tokenised."""
+    lengths = [len(ids) for ids in
+               tokenizer([" ".join(text) for text in texts], add_special_tokens=True, verbose=False)["input_ids"]]
+    long_indices = [index for index, length in enumerate(lengths) if length > max_length]
+    long_texts = [texts[index] for index in long_indices]
+    flat = [sentence for text in long_texts for sentence in text]
+    sentence_lengths = ([len(ids) for ids in tokenizer(flat, add_special_tokens=False, verbose=False)["input_ids"]]
+                        if flat else [])
+    windows, window_owners = windowed_sentences(long_texts, sentence_lengths,
+                                                max_length - tokenizer.num_special_tokens_to_add(), overlap)
+    windows_of: Dict[int, List[List[str]]] = {}
+    for window, owner in zip(windows, window_owners):
+        windows_of.setdefault(long_indices[owner], []).append(window)
     units: List[List[str]] = []
     owners: List[int] = []
-    for index, (text, length) in enumerate(zip(texts, lengths)):
-        if length <= max_length:
-            units.append(list(text))
-            owners.append(index)
-            continue
-        sentence_lengths = [len(ids) for ids in
-                            tokenizer(list(text), add_special_tokens=False, verbose=False)["input_ids"]]
-        for start, end in sentence_windows(sentence_lengths, budget, overlap):
-            units.append(list(text[start:end]))
-            owners.append(index)
+    for index, text in enumerate(texts):  # in text order, each long text's windows in place of it
+        pieces = windows_of.get(index, [list(text)])
+        units.extend(pieces)
+        owners.extend([index] * len(pieces))
     return units, owners
+
+
+def window_tokens(tokenizer: Any, texts: Sequence[Sequence[str]], max_length: int,
+                  overlap: Optional[int] = None) -> int:
+    """Tokens the document pass reads for ``texts`` windowed as :func:`window_units` windows them, special tokens
+    included: the cost of an overlap, beside the words it reads."""
+    units, _ = window_units(tokenizer, texts, max_length, overlap)
+    encoded = tokenizer([" ".join(unit) for unit in units], truncation=True, max_length=max_length)["input_ids"]
+    return sum(len(ids) for ids in encoded)

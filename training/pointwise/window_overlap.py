@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
 from coherence_metric.research.datasets.ratings import word_count
-from coherence_metric.scoring.windows import window_units
+from coherence_metric.scoring.windows import window_tokens, window_units
 
 from .dev_checks import LONG
 from .dev_report import DevData, dev_documents, evaluate_option, load_dev_data, paired_difference
@@ -71,10 +71,8 @@ class WindowedScores:
 
     def tokens_per_word(self, texts: Sequence[Sequence[str]], overlap: Optional[int]) -> float:
         """Tokens the document pass reads per word of ``texts`` (special tokens included)."""
-        units, _ = window_units(self.scorer.tokenizer, texts, self.scorer.max_length, overlap)
-        encoded = self.scorer.tokenizer([" ".join(unit) for unit in units], truncation=True,
-                                        max_length=self.scorer.max_length)["input_ids"]
-        return sum(len(ids) for ids in encoded) / sum(word_count(text) for text in texts)
+        tokens = window_tokens(self.scorer.tokenizer, texts, self.scorer.max_length, overlap)
+        return tokens / sum(word_count(text) for text in texts)
 
 
 def same_winner(data: DevData, first: Dict[str, List[float]], second: Dict[str, List[float]]) -> Dict[str, float]:
