@@ -238,22 +238,26 @@ def transition_cosine_values(logits: Sequence[float], cosines: Sequence[float]) 
     return [logit + COSINE_IN_LOGITS * (cosine - COSINE_DEV_MEAN) for logit, cosine in zip(logits, cosines)]
 
 
-def story_evidence(sentences: Sequence[Sequence[str]], signals: Dict[str, Any]) -> List[List[Dict[str, Any]]]:
-    """Per story, per sentence, ``sentence_breaks``' evidence of each kind from the cached signals."""
-    from coherence_metric.analysis.sentence_breaks import sentence_evidence
+def story_evidence(sentences: Sequence[Sequence[str]], signals: Dict[str, Any],
+                   calibration: Any = None) -> List[List[Dict[str, Any]]]:
+    """Per story, per sentence, ``sentence_breaks``' evidence of each kind from the cached signals, ``cohesion`` read
+    with ``calibration`` (None: the default checkpoint's)."""
+    from coherence_metric.analysis.sentence_breaks import DEFAULT_CALIBRATION, sentence_evidence
 
-    return [sentence_evidence(text, transition_cosine_values(logits, cosines), similarity, prefixes)
+    calibration = DEFAULT_CALIBRATION if calibration is None else calibration
+    return [sentence_evidence(text, transition_cosine_values(logits, cosines), similarity, prefixes, calibration)
             for text, logits, cosines, similarity, prefixes in
             zip(sentences, signals["logits"], signals["cosines"], signals["similarity"], signals["prefixes"])]
 
 
 def method_values(sentences: Sequence[Sequence[str]], signals: Dict[str, Any],
-                  thresholds: Optional[Dict[str, float]] = None,
-                  scales: Optional[Dict[str, float]] = None) -> Dict[str, List[List[Optional[float]]]]:
-    """Per method, per story, per sentence: the evidence of a break it ranks by (higher: more likely; None: none)."""
-    from coherence_metric.analysis.sentence_breaks import EVIDENCE, TRANSITION, margins
+                  calibration: Any = None) -> Dict[str, List[List[Optional[float]]]]:
+    """Per method, per story, per sentence: the evidence of a break it ranks by (higher: more likely; None: none),
+    the evidence and the flags' margins read with ``calibration`` (None: the default checkpoint's)."""
+    from coherence_metric.analysis.sentence_breaks import DEFAULT_CALIBRATION, EVIDENCE, TRANSITION, margins
 
-    evidence = story_evidence(sentences, signals)
+    calibration = DEFAULT_CALIBRATION if calibration is None else calibration
+    evidence = story_evidence(sentences, signals, calibration)
     transitions = [transition_cosine_values(logits, cosines)
                    for logits, cosines in zip(signals["logits"], signals["cosines"])]
     methods: Dict[str, List[List[Optional[float]]]] = {
@@ -265,12 +269,36 @@ def method_values(sentences: Sequence[Sequence[str]], signals: Dict[str, Any],
     for kind in EVIDENCE:
         if kind != TRANSITION:  # the same numbers as transition-into
             methods[kind] = [[entry[kind] for entry in rows] for rows in evidence]
-    methods["flag-margin"] = [[max(margins(entry, thresholds, scales).values(), default=None) for entry in rows]
-                              for rows in evidence]
+    methods["flag-margin"] = [[max(margins(entry, calibration.thresholds, calibration.scales).values(), default=None)
+                               for entry in rows] for rows in evidence]
     # Not evidence of a break, rulers of the ruler: in generated stories, later and longer sentences are marked more.
     methods["position (later first)"] = [[float(index) for index in range(len(text))] for text in sentences]
     methods["length (longer first)"] = [[float(len(sentence.split())) for sentence in text] for text in sentences]
     return methods
+
+
+def recalibrate(stories: Sequence[CohesentiaStory], signals: Dict[str, Any], base: Any) -> Dict[str, Any]:
+    """``base``'s calibration recomputed on the choosing half, in the order each number depends on the one before:
+    the spreads of ``transition`` and ``score_drop`` over all its sentences, then (``cohesion`` read with those
+    spreads and ``base``'s weights) each kind's threshold and scale over its fully coherent stories (``calibrate``).
+    A checkpoint's shipped ``Calibration`` should equal it."""
+    from dataclasses import replace
+
+    from coherence_metric.analysis.sentence_breaks import BUDGETS, SCORE_DROP, TRANSITION
+
+    chosen = [index for index, story in enumerate(stories) if story.half == "choose"]
+    subset = {key: [signals[key][index] for index in chosen] for key in ("logits", "cosines", "similarity", "prefixes")}
+    texts = [stories[index].sentences for index in chosen]
+    rows = [row for story_rows in story_evidence(texts, subset, base) for row in story_rows]
+    spreads = {}
+    for kind in (TRANSITION, SCORE_DROP):
+        values = np.array([row[kind] for row in rows if row[kind] is not None], dtype=np.float64)
+        spreads[kind] = [float(values.mean()), float(values.std())] if len(values) else [0.0, 1.0]
+    recomputed = replace(base, spreads={kind: tuple(value) for kind, value in spreads.items()})
+    evidence = story_evidence(texts, subset, recomputed)
+    coherent = [rows for rows, index in zip(evidence, chosen) if stories[index].holistic == FULLY_COHERENT]
+    return {"checkpoint": base.checkpoint, "transition_weight": base.transition_weight,
+            "drop_weight": base.drop_weight, "spreads": spreads, **calibrate(coherent, BUDGETS)}
 
 
 def calibrate(evidence: Sequence[Sequence[Dict[str, Optional[float]]]], budgets: Dict[str, float]) -> Dict[str, Any]:
@@ -336,7 +364,7 @@ def _halves(stories: Sequence[CohesentiaStory]) -> Dict[str, List[int]]:
 
 
 def synthetic_dev(scorer: Any, cache: JsonCache, seed: int, per_kind: int, data_dir: Optional[Path],
-                  thresholds: Dict[str, float], scales: Dict[str, float], cap: int) -> Dict[str, Any]:
+                  calibration: Any, cap: int) -> Dict[str, Any]:
     """On the synthetic dev split: the share of duplicates ``explain`` flags as ``duplication`` (with the default
     cap, and with none), and per kind of break the share of texts whose strongest flag is on a broken sentence (the
     intruder; the moved sentence or the sentence after its seam; either swapped sentence) and with no flag."""
@@ -348,7 +376,8 @@ def synthetic_dev(scorer: Any, cache: JsonCache, seed: int, per_kind: int, data_
     result: Dict[str, Any] = {"per_kind": per_kind}
     duplicates = load_duplicates(per_kind, seed, data_dir)
     signals = cached_signals(scorer, "synthetic-dev-duplicates", [item.sentences for item in duplicates], cache)
-    evidence = story_evidence([item.sentences for item in duplicates], signals)
+    evidence = story_evidence([item.sentences for item in duplicates], signals, calibration)
+    thresholds, scales = calibration.thresholds, calibration.scales
     found, found_capped, variants = [], [], []
     for item, rows in zip(duplicates, evidence):
         flags = flag_sentences(rows, thresholds=thresholds, scales=scales)
@@ -368,7 +397,7 @@ def synthetic_dev(scorer: Any, cache: JsonCache, seed: int, per_kind: int, data_
     for kind in SYNTHETIC_KINDS:
         items = sets[kind]
         signals = cached_signals(scorer, f"synthetic-dev-{kind}", [item.sentences for item in items], cache)
-        evidence = story_evidence([item.sentences for item in items], signals)
+        evidence = story_evidence([item.sentences for item in items], signals, calibration)
         hits, clean, elsewhere, intact = [], [], 0, 0
         for item, rows in zip(items, evidence):
             after = {index + 1 for index in item.breaks}  # the sentence after each broken transition
@@ -439,7 +468,7 @@ def run_cohesentia(
     Returns:
         The result.
     """
-    from coherence_metric.analysis.sentence_breaks import BUDGETS, SCALES, THRESHOLDS
+    from coherence_metric.analysis.sentence_breaks import calibration_for
     from coherence_metric.scorer import CoherenceScorer
 
     from .run_facts import run_facts
@@ -451,21 +480,22 @@ def run_cohesentia(
     scorer = CoherenceScorer(model, settings=settings.scorer_settings("fp32"))
     sentences = [story.sentences for story in stories]
     signals = cached_signals(scorer, "cohesentia-dev", sentences, cache)
-    methods = method_values(sentences, signals)
-    evidence = story_evidence(sentences, signals)
+    shipped, calibrated = calibration_for(scorer.fingerprint)
+    methods = method_values(sentences, signals, shipped)
+    evidence = story_evidence(sentences, signals, shipped)
     halves = _halves(stories)
     table: Dict[str, Dict[str, Any]] = {}
     for half, indices in halves.items():
         chosen = [stories[index] for index in indices]
         table[half] = {name: evaluate_method(chosen, [values[index] for index in indices], seed)
                        for name, values in methods.items()}
-    choose_coherent = [evidence[index] for index in halves["choose"] if stories[index].holistic == FULLY_COHERENT]
-    calibration = calibrate(choose_coherent, BUDGETS)
+    calibration = recalibrate(stories, signals, shipped)
+    thresholds, scales = dict(shipped.thresholds), dict(shipped.scales)
     flags = {}
     for half, indices in halves.items():
         chosen = [stories[index] for index in indices]
-        flags[half] = {"no_cap": flag_rates(chosen, [evidence[index] for index in indices], THRESHOLDS, SCALES, seed),
-                       "cap_1": flag_rates(chosen, [evidence[index] for index in indices], THRESHOLDS, SCALES, seed,
+        flags[half] = {"no_cap": flag_rates(chosen, [evidence[index] for index in indices], thresholds, scales, seed),
+                       "cap_1": flag_rates(chosen, [evidence[index] for index in indices], thresholds, scales, seed,
                                            cap=1)}
     counts = [len(story.sentences) for story in stories]
     cost = {"texts": len(stories), "sentences": int(sum(counts)), "mean_sentences": float(np.mean(counts)),
@@ -489,15 +519,18 @@ def run_cohesentia(
         },
         "n_stories": {half: len(indices) for half, indices in halves.items()},
         "methods": table,
-        "calibration": {"recomputed_on_choose": calibration, "shipped": {"thresholds": THRESHOLDS,
-                                                                          "scales": SCALES}},
+        "calibration": {"recomputed_on_choose": calibration,
+                        "shipped": {"checkpoint": shipped.checkpoint, "calibrated": calibrated,
+                                    "transition_weight": shipped.transition_weight,
+                                    "drop_weight": shipped.drop_weight,
+                                    "spreads": {kind: list(value) for kind, value in shipped.spreads.items()},
+                                    "thresholds": thresholds, "scales": scales}},
         "flags": flags,
         "cost": cost,
         "seed": seed,
     }
     if synthetic:
-        result["synthetic_dev"] = synthetic_dev(scorer, cache, seed, SYNTHETIC_PER_KIND, data_dir, THRESHOLDS,
-                                                SCALES, 1)
+        result["synthetic_dev"] = synthetic_dev(scorer, cache, seed, SYNTHETIC_PER_KIND, data_dir, shipped, 1)
     result["targets"] = target_check(result)
     result.update(run_facts(cache, started))
     if out_dir is not None:

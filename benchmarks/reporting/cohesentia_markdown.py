@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from typing import Any, List, Mapping, Optional
 
 GROUP_ORDER = ("cohesion", "consistency", "relevance", "any")
 
@@ -68,6 +68,29 @@ def flags_table(result: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _spreads(spreads: Mapping[str, Any]) -> str:
+    return ", ".join(f"{kind} {mean:+.3f} ± {spread:.3f}" for kind, (mean, spread) in spreads.items())
+
+
+def calibration_lines(calibration: Mapping[str, Any]) -> List[str]:
+    """The shipped calibration the flags were read with, beside the same numbers recomputed on the choosing half."""
+    shipped, recomputed = calibration["shipped"], calibration["recomputed_on_choose"]
+    lines = []
+    if "checkpoint" in shipped:  # reports before per-checkpoint calibrations had thresholds only
+        whose = ("this checkpoint's" if shipped["calibrated"]
+                 else f"uncalibrated: {shipped['checkpoint']}'s, the default's, read in this checkpoint's units")
+        lines.append(f"Calibration: {whose}; cohesion = {shipped['transition_weight']:g} x transition + "
+                     f"{shipped['drop_weight']:g} x score_drop, standardised by ({_spreads(shipped['spreads'])}); "
+                     f"recomputed on the choosing half: {_spreads(recomputed['spreads'])}.")
+        lines.append("")
+    lines.append("Thresholds: " + ", ".join(f"{kind} {value:.3f}" for kind, value in shipped["thresholds"].items())
+                 + "; recomputed on the choosing half's fully coherent stories (budgets "
+                 + ", ".join(f"{kind} {100 * value:.1f}%" for kind, value in recomputed["budgets"].items()) + "): "
+                 + ", ".join(f"{kind} {value:.3f}" for kind, value in recomputed["thresholds"].items()
+                             if value is not None) + ".")
+    return lines
+
+
 def render_cohesentia_markdown(result: Mapping[str, Any]) -> str:
     """The report: the methods on each half, the flags, the synthetic dev checks, the targets."""
     lines = [f"# Localisation on real errors: {result['split']} ({result['model']['label']})", "",
@@ -77,13 +100,7 @@ def render_cohesentia_markdown(result: Mapping[str, Any]) -> str:
         lines += ["", f"## Methods, {half} ({result['n_stories'][half]} stories)", ""]
         lines += methods_table(result, half)
     lines += ["", "## Flags (shipped thresholds)", ""]
-    shipped = result["calibration"]["shipped"]["thresholds"]
-    recomputed = result["calibration"]["recomputed_on_choose"]
-    lines.append("Thresholds: " + ", ".join(f"{kind} {value:.3f}" for kind, value in shipped.items())
-                 + "; recomputed on the choosing half's fully coherent stories (budgets "
-                 + ", ".join(f"{kind} {100 * value:.1f}%" for kind, value in recomputed["budgets"].items()) + "): "
-                 + ", ".join(f"{kind} {value:.3f}" for kind, value in recomputed["thresholds"].items()
-                             if value is not None) + ".")
+    lines += calibration_lines(result["calibration"])
     lines += [""] + flags_table(result)
     synthetic = result.get("synthetic_dev")
     if synthetic:

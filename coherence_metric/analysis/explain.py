@@ -29,8 +29,10 @@ from ..inputs.texts import normalise_documents, sentences_of
 from ..signature import Signature
 from .mechanisms import AUTO, FALLBACK, mechanism_label, resolve_mechanism, run_mechanism
 from .sentence_breaks import (
-    THRESHOLDS,
+    DEFAULT_CALIBRATION,
+    Calibration,
     SentenceFlag,
+    calibration_for,
     flag_sentences,
     prefix_scores,
     sentence_evidence,
@@ -113,11 +115,15 @@ class ExplainResult:
             ``adjacent-cosine``, ``transition-model``, ``transition-cosine``).
         signature: the scorer's signature naming the mechanism (``trans:NAME``; ``trans:transition-model:NAME@FP``
             and ``trans:transition-cosine:NAME@FP`` with the transition model's name and fingerprint).
+        calibration: the weights, spreads and thresholds the flags were read with (``sentence_breaks.CALIBRATIONS``).
+        calibrated: whether they were set with this checkpoint; False: its flags rest on another checkpoint's units.
     """
 
     texts: List[TextExplanation]
     mechanism: str
     signature: Signature
+    calibration: Calibration = DEFAULT_CALIBRATION
+    calibrated: bool = True
 
     @property
     def n_without_transitions(self) -> int:
@@ -131,7 +137,8 @@ class ExplainResult:
             "texts": [text.to_dict() for text in self.texts],
             "n_without_transitions": self.n_without_transitions,
             "n_flagged": sum(len(text.flags) for text in self.texts),
-            "flag_thresholds": dict(THRESHOLDS),
+            "flag_thresholds": dict(self.calibration.thresholds),
+            "flag_calibration": self.calibration.checkpoint if self.calibrated else None,
             "signature": str(self.signature),
         }
 
@@ -180,14 +187,17 @@ def explain(scorer: Any, texts: Union[str, Iterable[Any]], mechanism: str = AUTO
     scores = scorer.score(documents).scores
     similarity = similarity_matrices(scorer, sentence_lists)
     prefixes = prefix_scores(scorer, sentence_lists)
+    calibration, own_calibration = calibration_for(scorer.fingerprint)
     explained = []
     for sentences, row, cohesion_row, score, matrix, prefix in zip(sentence_lists, values, calibrated, scores,
                                                                    similarity, prefixes):
-        evidence = sentence_evidence(sentences, cohesion_row, matrix, prefix)
-        flags = flag_sentences(evidence, cap=flagged) if len(sentences) > 1 else []
+        evidence = sentence_evidence(sentences, cohesion_row, matrix, prefix, calibration)
+        flags = (flag_sentences(evidence, flagged, calibration.thresholds, calibration.scales)
+                 if len(sentences) > 1 else [])
         into = [flag.index - 1 for flag in flags if flag.index > 0]
         explained.append(TextExplanation(sentences, row, into, score, evidence, flags))
-    return ExplainResult(explained, resolved, scorer.signature.with_transitions(mechanism_label(resolved)))
+    return ExplainResult(explained, resolved, scorer.signature.with_transitions(mechanism_label(resolved)),
+                         calibration, own_calibration)
 
 
 def check_has_transitions(result: ExplainResult, name: str) -> None:

@@ -31,7 +31,9 @@ a coherent text can come back with no flag. A repeat
 is named ``duplication`` whatever else is beyond its threshold; otherwise the kind furthest beyond its threshold, in
 units of its dev spread, names the flag. Flags are ordered by their score drop, largest first, so that a cap of one
 shows the flagged sentence that cost the score most. ``score_drop`` and therefore ``cohesion`` are in the units of the
-checkpoint that computed them: the thresholds were set with the default checkpoint (cm-minilm-gpu-joint-2026.11).
+checkpoint that computed them, so each checkpoint has its own ``Calibration`` (weights, spreads, thresholds), found
+by its fingerprint (``CALIBRATIONS``: the default and the accurate tier); any other checkpoint is read with the
+default's, and ``explain`` says its flags are uncalibrated.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 COHESION = "cohesion"
 DUPLICATION = "duplication"
@@ -58,11 +60,11 @@ KIND_NOTES = {
     RELEVANCE: "is off the text's topic",
 }
 #: ``cohesion``'s weight of the score drop against the transition, each in units of its dev spread (chosen on
-#: CoheSentia's choosing half: benchmarks/cohesentia.py, docs/explain.md).
+#: CoheSentia's choosing half: benchmarks/cohesentia.py, docs/explain.md). The default checkpoint's values.
 DROP_WEIGHT = 2.0
 #: (mean, standard deviation) of ``transition`` and ``score_drop`` over the sentences of CoheSentia's choosing half
 #: (default checkpoint, fp32).
-SPREADS: Dict[str, tuple] = {TRANSITION: (-0.338, 0.879), SCORE_DROP: (0.024, 0.344)}
+SPREADS: Dict[str, Tuple[float, float]] = {TRANSITION: (-0.338, 0.879), SCORE_DROP: (0.024, 0.344)}
 #: A sentence is flagged when its evidence of a kind is above that kind's threshold: the quantile of the evidence
 #: over the sentences of the fully coherent stories (holistic score 5) of CoheSentia's choosing half that flags
 #: ``BUDGETS[kind]`` of them (benchmarks/cohesentia.py recomputes them).
@@ -70,6 +72,50 @@ THRESHOLDS: Dict[str, float] = {COHESION: 2.34, DUPLICATION: 0.843, RELEVANCE: 0
 BUDGETS: Dict[str, float] = {COHESION: 0.04, DUPLICATION: 0.005, RELEVANCE: 0.02}
 #: Each kind's spread (standard deviation over the same sentences), so margins compare across kinds.
 SCALES: Dict[str, float] = {COHESION: 1.71, DUPLICATION: 0.142, RELEVANCE: 0.133}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """How one checkpoint's evidence is weighed and where its flags start, all set on CoheSentia's choosing half.
+
+    ``score_drop``, and so ``cohesion``, are in the units of the checkpoint that computed them, so each checkpoint
+    needs its own: the localisation suite's cohesentia-dev split recomputes every number here
+    (``calibration.recomputed_on_choose`` in its report; a test holds the values below to it).
+
+    Attributes:
+        checkpoint: the immutable name of the checkpoint they were set with.
+        transition_weight / drop_weight: ``cohesion``'s weights of the standardised transition and score drop.
+        spreads: (mean, standard deviation) of ``transition`` and ``score_drop`` over the choosing half's sentences.
+        thresholds / scales: per kind, where a flag starts and the kind's spread (see ``THRESHOLDS``, ``SCALES``).
+    """
+
+    checkpoint: str
+    transition_weight: float
+    drop_weight: float
+    spreads: Mapping[str, Tuple[float, float]]
+    thresholds: Mapping[str, float]
+    scales: Mapping[str, float]
+
+
+#: The default checkpoint's calibration (0.8.0's default; the weights chosen on the choosing half).
+DEFAULT_CALIBRATION = Calibration("cm-minilm-gpu-joint-2026.11", 1.0, DROP_WEIGHT, SPREADS, THRESHOLDS, SCALES)
+#: The accurate tier's: its score drop alone ranks the choosing half's marked sentences best (adding the transition,
+#: at any weight tried, ranks them lower; docs/explain.md), so ``cohesion`` is its standardised score drop.
+ACCURATE_CALIBRATION = Calibration(
+    "cm-mpnet-lora-joint-2026.11", 0.0, 1.0,
+    {TRANSITION: (-0.338, 0.879), SCORE_DROP: (-0.020, 0.369)},
+    {COHESION: 0.655, DUPLICATION: 0.843, RELEVANCE: 0.762},
+    {COHESION: 0.438, DUPLICATION: 0.141, RELEVANCE: 0.133})
+#: Calibrations by checkpoint fingerprint (the hash of its files, so a changed checkpoint is never read as calibrated).
+CALIBRATIONS: Dict[str, Calibration] = {"5c7a070b1482": DEFAULT_CALIBRATION, "df710c2c781b": ACCURATE_CALIBRATION}
+
+
+def calibration_for(fingerprint: str) -> Tuple[Calibration, bool]:
+    """The calibration of the checkpoint with this fingerprint and True; for a checkpoint never calibrated, the
+    default's and False (its flags then rest on another checkpoint's units, and ``explain`` says so)."""
+    found = CALIBRATIONS.get(fingerprint)
+    return (found, True) if found is not None else (DEFAULT_CALIBRATION, False)
+
 
 _SPACE = re.compile(r"\W+")
 
@@ -84,12 +130,14 @@ def transition_evidence(transitions: Sequence[float]) -> List[Optional[float]]:
 
 
 def cohesion_evidence(transition: Sequence[Optional[float]], score_drop: Sequence[Optional[float]],
-                      weight: float = DROP_WEIGHT) -> List[Optional[float]]:
-    """Per sentence, its ``transition`` plus ``weight`` times its ``score_drop``, each standardised by ``SPREADS``
-    (None for the first sentence, and where either is missing)."""
-    (transition_mean, transition_spread), (drop_mean, drop_spread) = SPREADS[TRANSITION], SPREADS[SCORE_DROP]
+                      calibration: Calibration = DEFAULT_CALIBRATION) -> List[Optional[float]]:
+    """Per sentence, its standardised ``transition`` and ``score_drop`` (``calibration.spreads``) weighed by the
+    calibration's weights (None for the first sentence, and where either is missing)."""
+    (transition_mean, transition_spread), (drop_mean, drop_spread) = (calibration.spreads[TRANSITION],
+                                                                      calibration.spreads[SCORE_DROP])
     return [None if step is None or drop is None
-            else (step - transition_mean) / transition_spread + weight * (drop - drop_mean) / drop_spread
+            else (calibration.transition_weight * (step - transition_mean) / transition_spread
+                  + calibration.drop_weight * (drop - drop_mean) / drop_spread)
             for step, drop in zip(transition, score_drop)]
 
 
@@ -159,7 +207,8 @@ class SentenceFlag:
 
 
 def sentence_evidence(sentences: Sequence[str], transitions: Sequence[float], similarity: Sequence[Sequence[float]],
-                      prefix_scores: Sequence[float]) -> List[Dict[str, Optional[float]]]:
+                      prefix_scores: Sequence[float],
+                      calibration: Calibration = DEFAULT_CALIBRATION) -> List[Dict[str, Optional[float]]]:
     """Per sentence, its evidence of each kind (``EVIDENCE``; None where a kind cannot be read).
 
     Args:
@@ -167,11 +216,12 @@ def sentence_evidence(sentences: Sequence[str], transitions: Sequence[float], si
         transitions: its ``transition-cosine`` values, one per boundary.
         similarity: the cosines of every pair of its sentences' embeddings.
         prefix_scores: the checkpoint's score of its first 1, 2, ... sentences (the last is the text's score).
+        calibration: the checkpoint's weights and spreads of ``cohesion``.
     """
     transition = transition_evidence(transitions)
     drop = score_drop_evidence(prefix_scores) if len(prefix_scores) == len(sentences) else [None] * len(sentences)
     columns = {
-        COHESION: cohesion_evidence(transition, drop),
+        COHESION: cohesion_evidence(transition, drop, calibration),
         DUPLICATION: duplication_evidence(sentences, similarity),
         RELEVANCE: relevance_evidence(similarity),
         SCORE_DROP: drop,
@@ -180,8 +230,8 @@ def sentence_evidence(sentences: Sequence[str], transitions: Sequence[float], si
     return [{kind: columns[kind][index] for kind in EVIDENCE} for index in range(len(sentences))]
 
 
-def margins(evidence: Dict[str, Optional[float]], thresholds: Optional[Dict[str, float]] = None,
-            scales: Optional[Dict[str, float]] = None) -> Dict[str, float]:
+def margins(evidence: Dict[str, Optional[float]], thresholds: Optional[Mapping[str, float]] = None,
+            scales: Optional[Mapping[str, float]] = None) -> Dict[str, float]:
     """Per kind with evidence, how far it is beyond its threshold, in units of its dev spread (above 0: beyond)."""
     thresholds = THRESHOLDS if thresholds is None else thresholds
     scales = SCALES if scales is None else scales
@@ -190,8 +240,8 @@ def margins(evidence: Dict[str, Optional[float]], thresholds: Optional[Dict[str,
 
 
 def flag_sentences(evidence: Sequence[Dict[str, Optional[float]]], cap: Optional[int] = None,
-                   thresholds: Optional[Dict[str, float]] = None,
-                   scales: Optional[Dict[str, float]] = None) -> List[SentenceFlag]:
+                   thresholds: Optional[Mapping[str, float]] = None,
+                   scales: Optional[Mapping[str, float]] = None) -> List[SentenceFlag]:
     """The sentences beyond a threshold that lower the score, largest score drop first, at most ``cap`` of them
     (None: all): a cap, not a quota.
 

@@ -46,6 +46,9 @@ def _render(result: Any, labels: List[str]) -> None:
             click.echo(f"  ({text.note})")
     click.echo(f"transitions: {result.mechanism} ({MECHANISM_NOTES[result.mechanism]}); higher reads as more "
                "coherent")
+    if not result.calibrated:
+        click.echo(f"flags: uncalibrated for this checkpoint (thresholds set with {result.calibration.checkpoint}, "
+                   "whose score units may differ): read them as a rough guide")
     click.echo(f"signature: {result.signature}")
 
 

@@ -127,4 +127,30 @@ def test_the_ruler_writes_its_report_from_a_small_file_in_the_datasets_format(be
     assert relevance["n_texts"] == 4 and 0.0 <= relevance["auc"] <= 1.0
     assert result["methods"]["all"]["position (later first)"]["cohesion"]["auc"] == 1.0  # sentence 4, the last
     assert (tmp_path / "out" / "localisation_cohesentia-dev.md").is_file()
-    assert json.loads((tmp_path / "out" / "localisation_cohesentia-dev.json").read_text())["split"] == "cohesentia-dev"
+    report = json.loads((tmp_path / "out" / "localisation_cohesentia-dev.json").read_text())
+    assert report["split"] == "cohesentia-dev"
+    shipped = report["calibration"]["shipped"]
+    assert shipped["calibrated"] is False and shipped["checkpoint"] == "cm-minilm-gpu-joint-2026.11"
+    assert "uncalibrated" in (tmp_path / "out" / "localisation_cohesentia-dev.md").read_text()
+
+
+@pytest.mark.parametrize("fingerprint", sorted(__import__(
+    "coherence_metric.analysis.sentence_breaks", fromlist=["CALIBRATIONS"]).CALIBRATIONS))
+def test_each_shipped_calibration_is_what_its_checkpoints_dev_report_recomputed(fingerprint):
+    """The weights, spreads, thresholds and scales in the code are the ones the committed report recomputed on the
+    choosing half (rounded to three decimals), so a calibration is never typed apart from the run that set it."""
+    from coherence_metric.analysis.sentence_breaks import CALIBRATIONS
+
+    from .report_copies import REPORTS
+
+    shipped = CALIBRATIONS[fingerprint]
+    report = json.loads((REPORTS / shipped.checkpoint / "localisation_cohesentia-dev.json").read_text())
+    assert report["model"]["signature"].split("|")[1].endswith(f"@{fingerprint}")
+    recomputed = report["calibration"]["recomputed_on_choose"]
+    assert (recomputed["transition_weight"], recomputed["drop_weight"]) == (shipped.transition_weight,
+                                                                            shipped.drop_weight)
+    for kind, pair in shipped.spreads.items():
+        assert list(pair) == pytest.approx(recomputed["spreads"][kind], abs=6e-4), kind
+    for name in ("thresholds", "scales"):
+        for kind, value in getattr(shipped, name).items():
+            assert value == pytest.approx(recomputed[name][kind], rel=5e-3, abs=6e-4), (name, kind)

@@ -21,7 +21,10 @@ def test_text_output_lists_sentences_marks_flags_with_their_kind_and_names_the_m
     marks = [line for line in lines if "  <- " in line]
     assert all(line.split("  <- ")[1].split(":")[0] in ("cohesion", "duplication", "relevance") for line in marks)
     assert len(marks) < 6 and (marks or "  (no break found)" in lines)  # a cap, not a quota
-    assert lines[-2].startswith("transitions: transition-cosine (the shipped transition model's logit ")
+    assert lines[-3].startswith("transitions: transition-cosine (the shipped transition model's logit ")
+    # A checkpoint no calibration was set with says its flags rest on the default's thresholds.
+    assert lines[-2].startswith("flags: uncalibrated for this checkpoint (thresholds set with "
+                                "cm-minilm-gpu-joint-2026.11, ")
     assert lines[-1].startswith("signature: ") and "|trans:transition-cosine:tm-minilm-2026.11@" in lines[-1]
 
 

@@ -15,6 +15,8 @@ from coherence_metric.analysis.sentence_breaks import (
     SCORE_DROP,
     THRESHOLDS,
     TRANSITION,
+    Calibration,
+    calibration_for,
     cohesion_evidence,
     containment,
     duplication_evidence,
@@ -50,6 +52,27 @@ def test_cohesion_adds_the_transition_into_the_sentence_and_its_cost_to_the_scor
     assert cohesion[0] is None and cohesion[2] > cohesion[1]  # the worse transition, at the same cost
     assert cohesion_evidence([None, 0.0, 0.0], [0.0, 0.0, 1.0])[2] > cohesion_evidence([None, 0.0, 0.0],
                                                                                          [0.0, 0.0, 0.5])[2]
+
+
+def test_a_calibration_weighs_the_standardised_transition_and_drop_and_zero_drops_the_transition():
+    drop_only = Calibration("x", 0.0, 1.0, {TRANSITION: (0.0, 1.0), SCORE_DROP: (0.1, 0.5)}, {}, {})
+    assert cohesion_evidence([None, 5.0, -5.0], [None, 0.6, 0.6], drop_only) == [None, 1.0, 1.0]
+    both = Calibration("x", 2.0, 1.0, {TRANSITION: (1.0, 2.0), SCORE_DROP: (0.0, 1.0)}, {}, {})
+    assert cohesion_evidence([None, 3.0], [None, 0.5], both) == [None, pytest.approx(2.0 * 1.0 + 0.5)]
+
+
+def test_each_shipped_checkpoint_has_its_own_calibration_and_any_other_gets_the_defaults_marked_as_not_its_own():
+    from coherence_metric.models.checkpoint_config import read_checkpoint_config
+    from coherence_metric.models.registry import packaged_folder
+
+    def fingerprint(name):
+        return read_checkpoint_config(packaged_folder(name)).fingerprint()
+
+    default, own = calibration_for(fingerprint("cm-minilm-gpu-joint-2026.11"))
+    accurate, accurate_own = calibration_for(fingerprint("cm-mpnet-lora-joint-2026.11"))
+    assert own and accurate_own and default.checkpoint == "cm-minilm-gpu-joint-2026.11"
+    assert accurate.checkpoint == "cm-mpnet-lora-joint-2026.11" and accurate != default
+    assert calibration_for("0123456789ab") == (default, False)
 
 
 def test_relevance_is_one_minus_the_cosine_with_the_mean_of_the_others():
@@ -118,6 +141,7 @@ def test_the_readmes_coherent_example_comes_back_with_no_break(default_scorer):
     (text,) = result.texts
     assert text.flags == [] and text.flagged == [] and text.note == "no break found"
     assert len(text.evidence) == len(text.sentences) == 6
+    assert result.calibrated and result.to_dict()["flag_calibration"] == "cm-minilm-gpu-joint-2026.11"
 
 
 def test_a_repeated_sentence_is_flagged_as_duplication_and_is_where_the_score_drops_most(default_scorer):

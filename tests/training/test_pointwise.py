@@ -161,6 +161,16 @@ def test_lead_cuts_draw_among_the_named_cuts_and_an_unknown_cut_is_refused_by_na
         recipe_from_mapping({"family": "pointwise", "data": {"lead_cuts": ["first", "quarter"]}}, "r")
 
 
+def test_lead_min_sentences_gives_leads_to_long_texts_only():
+    data = PointwiseData(min_sentences=3, max_sentences=3, lead_share=1.0, long_share=0.5, long_min_sentences=6,
+                         long_max_sentences=6, negatives={"shuffle": 1}, truncation_leads=True, lead_min_sentences=6)
+    examples = [make_example(DOCUMENT, POOL, data, epoch=epoch) for epoch in range(20)]
+    assert {len(example.positive) for example in examples} == {3, 6}
+    assert all((example.lead is not None) == (len(example.positive) == 6) for example in examples)
+    with pytest.raises(InputError, match="data.lead_min_sentences must be >= 2"):
+        recipe_from_mapping({"family": "pointwise", "data": {"lead_min_sentences": 1}}, "r")
+
+
 def test_window_long_trains_on_the_score_the_metric_gives_a_long_text(tiny_bert_dir):
     """With ``objective.window_long`` a text over ``max_length`` scores, in training, the mean of the same sentence
     windows the scorer averages, so a loss on it acts on the number users get; without it the text is cut."""

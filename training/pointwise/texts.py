@@ -67,6 +67,9 @@ class PointwiseData:
         lead_cuts: where leads are cut, drawn uniformly among the named cuts: ``first`` (the first sentence),
             ``third`` (the first third of the sentences), ``half`` (the first half); empty: k uniform in [1, n-1].
             On a long text a uniform k is rarely the lone first sentence, the lead that beats the whole most often.
+        lead_min_sentences: give a lead only to positives of at least this many sentences (2: every text that has
+            a lead). Set to ``long_min_sentences``, only long texts are held level with their leads, so a loss that
+            lifts a long text above its lead does not also lift every short text above its own.
     """
 
     corpora: List[str] = field(default_factory=lambda: ["bbc", "reuters", "lee", "abc", "mctest", "tales"])
@@ -87,6 +90,7 @@ class PointwiseData:
     length_matched: bool = False
     truncation_leads: bool = False
     lead_cuts: List[str] = field(default_factory=list)
+    lead_min_sentences: int = 2
 
     def check(self, where: str) -> None:
         """Raise InputError naming the first bad key."""
@@ -110,6 +114,7 @@ class PointwiseData:
             (set(self.lead_cuts) <= set(LEAD_CUTS),
              f"data.lead_cuts: unknown cuts {sorted(set(self.lead_cuts) - set(LEAD_CUTS))} "
              f"(known: {', '.join(LEAD_CUTS)})"),
+            (self.lead_min_sentences >= 2, "data.lead_min_sentences must be >= 2 (a lead is shorter than its text)"),
         ]
         refuse_failed(checks, where)
 
@@ -186,7 +191,7 @@ def make_example(document: Document, pool: Sequence[Document], data: PointwiseDa
         kept = sorted(rng.sample(range(len(negatives)), data.negatives_per_text))
         negatives = [negatives[index] for index in kept]
     lead = None
-    if data.truncation_leads and len(text) >= 2:
+    if data.truncation_leads and len(text) >= data.lead_min_sentences:
         lead = styled(text[: lead_length(len(text), data.lead_cuts, rng)], style)
     return PointwiseExample(f"{document.id}@{epoch}", style, styled(text, style), negatives, lead)
 
