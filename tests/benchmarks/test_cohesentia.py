@@ -7,6 +7,7 @@ import json
 import pytest
 
 from coherence_metric import InputError
+from coherence_metric.analysis.sentence_breaks import CALIBRATIONS
 from coherence_metric.benchmarks.cohesentia import (
     calibrate,
     flag_rates,
@@ -134,13 +135,10 @@ def test_the_ruler_writes_its_report_from_a_small_file_in_the_datasets_format(be
     assert "uncalibrated" in (tmp_path / "out" / "localisation_cohesentia-dev.md").read_text()
 
 
-@pytest.mark.parametrize("fingerprint", sorted(__import__(
-    "coherence_metric.analysis.sentence_breaks", fromlist=["CALIBRATIONS"]).CALIBRATIONS))
+@pytest.mark.parametrize("fingerprint", sorted(CALIBRATIONS))
 def test_each_shipped_calibration_is_what_its_checkpoints_dev_report_recomputed(fingerprint):
     """The weights, spreads, thresholds and scales in the code are the ones the committed report recomputed on the
     choosing half (rounded to three decimals), so a calibration is never typed apart from the run that set it."""
-    from coherence_metric.analysis.sentence_breaks import CALIBRATIONS
-
     from .report_copies import REPORTS
 
     shipped = CALIBRATIONS[fingerprint]
