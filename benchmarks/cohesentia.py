@@ -38,7 +38,7 @@ import logging
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -46,6 +46,9 @@ from coherence_metric.errors import InputError
 from coherence_metric.research.cache import JsonCache, digest
 
 from .run_settings import RunSettings
+
+if TYPE_CHECKING:
+    from coherence_metric.analysis.sentence_breaks import Calibration
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 
@@ -239,7 +242,7 @@ def transition_cosine_values(logits: Sequence[float], cosines: Sequence[float]) 
 
 
 def story_evidence(sentences: Sequence[Sequence[str]], signals: Dict[str, Any],
-                   calibration: Any = None) -> List[List[Dict[str, Any]]]:
+                   calibration: Optional["Calibration"] = None) -> List[List[Dict[str, Any]]]:
     """Per story, per sentence, ``sentence_breaks``' evidence of each kind from the cached signals, ``cohesion`` read
     with ``calibration`` (None: the default checkpoint's)."""
     from coherence_metric.analysis.sentence_breaks import DEFAULT_CALIBRATION, sentence_evidence
@@ -251,7 +254,7 @@ def story_evidence(sentences: Sequence[Sequence[str]], signals: Dict[str, Any],
 
 
 def method_values(sentences: Sequence[Sequence[str]], signals: Dict[str, Any],
-                  calibration: Any = None) -> Dict[str, List[List[Optional[float]]]]:
+                  calibration: Optional["Calibration"] = None) -> Dict[str, List[List[Optional[float]]]]:
     """Per method, per story, per sentence: the evidence of a break it ranks by (higher: more likely; None: none),
     the evidence and the flags' margins read with ``calibration`` (None: the default checkpoint's)."""
     from coherence_metric.analysis.sentence_breaks import DEFAULT_CALIBRATION, EVIDENCE, TRANSITION, margins
@@ -277,7 +280,7 @@ def method_values(sentences: Sequence[Sequence[str]], signals: Dict[str, Any],
     return methods
 
 
-def recalibrate(stories: Sequence[CohesentiaStory], signals: Dict[str, Any], base: Any) -> Dict[str, Any]:
+def recalibrate(stories: Sequence[CohesentiaStory], signals: Dict[str, Any], base: "Calibration") -> Dict[str, Any]:
     """``base``'s calibration recomputed on the choosing half, in the order each number depends on the one before:
     the spreads of ``transition`` and ``score_drop`` over all its sentences, then (``cohesion`` read with those
     spreads and ``base``'s weights) each kind's threshold and scale over its fully coherent stories (``calibrate``).
@@ -290,11 +293,11 @@ def recalibrate(stories: Sequence[CohesentiaStory], signals: Dict[str, Any], bas
     subset = {key: [signals[key][index] for index in chosen] for key in ("logits", "cosines", "similarity", "prefixes")}
     texts = [stories[index].sentences for index in chosen]
     rows = [row for story_rows in story_evidence(texts, subset, base) for row in story_rows]
-    spreads = {}
+    spreads: Dict[str, Tuple[float, float]] = {}
     for kind in (TRANSITION, SCORE_DROP):
         values = np.array([row[kind] for row in rows if row[kind] is not None], dtype=np.float64)
-        spreads[kind] = [float(values.mean()), float(values.std())] if len(values) else [0.0, 1.0]
-    recomputed = replace(base, spreads={kind: tuple(value) for kind, value in spreads.items()})
+        spreads[kind] = (float(values.mean()), float(values.std())) if len(values) else (0.0, 1.0)
+    recomputed = replace(base, spreads=spreads)
     evidence = story_evidence(texts, subset, recomputed)
     coherent = [rows for rows, index in zip(evidence, chosen) if stories[index].holistic == FULLY_COHERENT]
     return {"checkpoint": base.checkpoint, "transition_weight": base.transition_weight,
@@ -364,7 +367,7 @@ def _halves(stories: Sequence[CohesentiaStory]) -> Dict[str, List[int]]:
 
 
 def synthetic_dev(scorer: Any, cache: JsonCache, seed: int, per_kind: int, data_dir: Optional[Path],
-                  calibration: Any, cap: int) -> Dict[str, Any]:
+                  calibration: "Calibration", cap: int) -> Dict[str, Any]:
     """On the synthetic dev split: the share of duplicates ``explain`` flags as ``duplication`` (with the default
     cap, and with none), and per kind of break the share of texts whose strongest flag is on a broken sentence (the
     intruder; the moved sentence or the sentence after its seam; either swapped sentence) and with no flag."""

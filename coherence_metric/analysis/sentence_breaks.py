@@ -103,7 +103,7 @@ DEFAULT_CALIBRATION = Calibration("cm-minilm-gpu-joint-2026.11", 1.0, DROP_WEIGH
 #: at any weight tried, ranks them lower; docs/explain.md), so ``cohesion`` is its standardised score drop.
 ACCURATE_CALIBRATION = Calibration(
     "cm-mpnet-lora-joint-2026.11", 0.0, 1.0,
-    {TRANSITION: (-0.338, 0.879), SCORE_DROP: (-0.020, 0.369)},
+    {TRANSITION: SPREADS[TRANSITION], SCORE_DROP: (-0.020, 0.369)},  # the transition is the same for every checkpoint
     {COHESION: 0.655, DUPLICATION: 0.843, RELEVANCE: 0.762},
     {COHESION: 0.438, DUPLICATION: 0.141, RELEVANCE: 0.133})
 #: Calibrations by checkpoint fingerprint (the hash of its files, so a changed checkpoint is never read as calibrated).
