@@ -248,7 +248,8 @@ def test_a_joint_run_logs_the_order_and_truncation_checks_and_passes_split_by_le
                  "long_share": 0.5, "length_matched": True, "truncation_leads": True,
                  "negatives": {"shuffle": 1, "adjacent_swap": 1, "pronoun_switch": 1, "repeat_sentence": 1}},
         "objective": {"batch_size": 2, "bf16": False, "save_flavour": "full", "own_ranking_weight": 1.0,
-                      "truncation_weight": 1.0, "tokens_per_pass": 64},
+                      "truncation_weight": 1.0, "truncation_one_sided": True, "one_sided_min_sentences": 4,
+                      "lead_negative_weight": 0.5, "tokens_per_pass": 64},
         "loop": {"output_dir": str(tmp_path / "run"), "max_steps": 2, "eval_every": 2, "lr": 1e-4,
                  "select": "select_joint"},
     }), encoding="utf-8")
@@ -256,7 +257,7 @@ def test_a_joint_run_logs_the_order_and_truncation_checks_and_passes_split_by_le
     assert result["steps"] == 2 and result["select"] == "select_joint"
     records = [json.loads(line) for line in (tmp_path / "run" / "log.jsonl").read_text().splitlines()]
     steps = [record for record in records if "own_ranking" in record]
-    assert steps and all(record["truncation"] >= 0 for record in steps)
+    assert steps and all(record["truncation"] >= 0 and record["lead_negative"] >= 0 for record in steps)
     evaluation = [record for record in records if "eval_select_joint" in record][-1]
     for key in ("eval_own_shuffle", "eval_first_beats_whole"):
         assert 0.0 <= evaluation[key] <= 1.0
@@ -465,3 +466,36 @@ def test_lora_targets_the_backbone_lacks_are_refused(tiny_bert_dir):
         "objective": {"save_flavour": "adapter"}}, "r.yaml")
     with pytest.raises(InputError, match="match no Linear layer"):
         build_model(recipe)
+
+
+def test_a_lead_negative_loss_ranks_each_lead_above_its_own_texts_negatives_only():
+    """A lead (a shorter coherent text) above every negative made from its whole text, by the margin; negatives of
+    a text without a lead take no part."""
+    from coherence_metric.training.pointwise.objective import text_losses
+
+    # positives 2.0, 0.0; negatives 1.5 (of 0), -1.0 (of 1), 0.8 (of 0); one lead of text 0 scoring 1.0
+    scores = torch.tensor([2.0, 0.0, 1.5, -1.0, 0.8, 1.0])
+    losses = text_losses(scores, 2, owner=[0, 1, 0], lead_owners=[0], margin=1.0)
+    assert losses["lead_negative"].item() == pytest.approx(((1.0 - (1.0 - 1.5)) + (1.0 - (1.0 - 0.8))) / 2)
+    assert text_losses(scores[:5], 2, [0, 1, 0], [], 1.0)["lead_negative"].item() == 0.0
+
+
+def test_a_lead_negative_weight_without_leads_is_refused_in_one_line():
+    with pytest.raises(InputError, match="lead_negative_weight ranks leads above negatives.*truncation_leads"):
+        recipe_from_mapping({"family": "pointwise", "objective": {"lead_negative_weight": 0.5}}, "r")
+
+
+def test_a_truncation_loss_one_sided_per_lead_counts_flagged_leads_only_above_their_text():
+    from coherence_metric.training.pointwise.objective import text_losses
+
+    # the same step as above: lead of text 0 is 1.0 below it, lead of text 1 is 0.5 above it
+    scores = torch.tensor([2.0, 0.0, 1.5, -1.0, 1.0, 0.5])
+    both_ways_for_the_first = text_losses(scores, 2, [0, 1], [0, 1], 1.0, one_sided=[False, True])["truncation"]
+    assert both_ways_for_the_first.item() == pytest.approx((1.0 + 0.25) / 2)
+    assert text_losses(scores, 2, [0, 1], [0, 1], 1.0, one_sided=[True, True])["truncation"].item() == pytest.approx(
+        0.25 / 2)
+
+
+def test_one_sided_min_sentences_without_a_one_sided_loss_is_refused_in_one_line():
+    with pytest.raises(InputError, match="one_sided_min_sentences needs truncation_one_sided"):
+        recipe_from_mapping({"family": "pointwise", "objective": {"one_sided_min_sentences": 12}}, "r")

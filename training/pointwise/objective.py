@@ -13,7 +13,7 @@ import functools
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import torch
 from torch import nn
@@ -55,6 +55,14 @@ class PointwiseObjectiveSection:
             (``data.truncation_leads``): a text cut short is neither better nor worse than the whole.
         truncation_one_sided: count that difference only where the lead scores above its whole text (a lead
             below the whole is what a metric should say of a text cut short, so it is not pulled up).
+        one_sided_min_sentences: with ``truncation_one_sided``, only texts of at least this many sentences are
+            one-sided; shorter ones keep the squared difference both ways (None: every text one-sided). Lifting long
+            texts above their leads also lifts short texts above theirs, a lean towards longer texts; holding short
+            texts level both ways is meant to keep that lean off the short texts a metric mostly scores.
+        lead_negative_weight: weight of a margin ranking of each lead above its whole text's negatives (cut to the
+            whole's length with ``data.length_matched``): a shorter coherent text above a longer broken one. Holding
+            a long text above its lead alone can be learnt as "more sentences score higher"; these pairs make that
+            shortcut cost, so length itself stops paying.
         head_lr: learning rate of the fresh linear head (None: the loop's ``lr``); a larger one lets the head
             find its direction while the encoder moves slowly.
         bf16: bf16 autocast in training (several times faster on CPUs with AMX/AVX512-BF16).
@@ -88,6 +96,8 @@ class PointwiseObjectiveSection:
     own_ranking_weight: float = 0.0
     truncation_weight: float = 0.0
     truncation_one_sided: bool = False
+    one_sided_min_sentences: Optional[int] = None
+    lead_negative_weight: float = 0.0
     tokens_per_pass: Optional[int] = None
     head_lr: Optional[float] = 1e-3
     bf16: bool = True
@@ -111,9 +121,13 @@ class PointwiseObjectiveSection:
         """Raise InputError naming the first bad key."""
         checks = [
             (self.batch_size >= 1, "objective.batch_size must be >= 1"),
-            (min(self.logistic_weight, self.ranking_weight, self.own_ranking_weight, self.truncation_weight) >= 0
+            (min(self.logistic_weight, self.ranking_weight, self.own_ranking_weight, self.truncation_weight,
+                 self.lead_negative_weight) >= 0
              and self.logistic_weight + self.ranking_weight + self.own_ranking_weight > 0,
              "objective: loss weights >= 0, not all of logistic/ranking/own_ranking 0"),
+            (self.one_sided_min_sentences is None or (self.truncation_one_sided
+                                                      and self.one_sided_min_sentences >= 2),
+             "objective.one_sided_min_sentences needs truncation_one_sided: true and a value >= 2 (or null)"),
             (self.head_lr is None or self.head_lr > 0, "objective.head_lr must be positive (or null)"),
             (self.tokens_per_pass is None or self.tokens_per_pass >= 1, "objective.tokens_per_pass must be >= 1"),
             (self.save_flavour in FLAVOURS, f"objective.save_flavour must be one of {', '.join(FLAVOURS)}"),
@@ -147,23 +161,35 @@ def own_ranking_loss(positive: torch.Tensor, negative: torch.Tensor, margin: flo
 
 
 def text_losses(scores: torch.Tensor, n_positives: int, owner: Sequence[int], lead_owners: Sequence[int],
-                margin: float, one_sided: bool = False) -> Dict[str, torch.Tensor]:
+                margin: float, one_sided: Union[bool, Sequence[bool]] = False) -> Dict[str, torch.Tensor]:
     """The losses on one step's whole-text scores, listed positives, then negatives (negative j made from positive
     ``owner[j]``), then leads (lead k cut from positive ``lead_owners[k]``): ``logistic`` and in-batch ``ranking``
-    (:func:`pointwise_losses`), ``own_ranking`` (:func:`own_ranking_loss`) and ``truncation`` (the mean squared
+    (:func:`pointwise_losses`), ``own_ranking`` (:func:`own_ranking_loss`), ``truncation`` (the mean squared
     difference between each lead and its whole text, or with ``one_sided`` only where the lead scores above the
-    whole; 0 without leads)."""
+    whole, for every lead or, given one flag per lead, for the leads flagged; 0 without leads) and ``lead_negative``
+    (the mean of max(0, margin - (lead - negative)) over each lead and every negative of its whole text; 0 where no
+    lead's text has a negative)."""
     device = scores.device
     positive = scores[:n_positives]
     negative = scores[n_positives:n_positives + len(owner)]
     logistic, ranking = pointwise_losses(positive, negative, margin)
     own = own_ranking_loss(positive[torch.tensor(list(owner), device=device)], negative, margin)
     truncation = torch.zeros((), device=device)
+    lead_negative = torch.zeros((), device=device)
     if lead_owners:
         whole = positive[torch.tensor(list(lead_owners), device=device)]
-        excess = scores[n_positives + len(owner):] - whole
-        truncation = ((torch.relu(excess) if one_sided else excess) ** 2).mean()
-    return {"logistic": logistic, "ranking": ranking, "own_ranking": own, "truncation": truncation}
+        lead = scores[n_positives + len(owner):]
+        excess = lead - whole
+        flags = [one_sided] * len(lead_owners) if isinstance(one_sided, bool) else list(one_sided)
+        kept = torch.where(torch.tensor(flags, device=device), torch.relu(excess), excess)
+        truncation = (kept ** 2).mean()
+        pairs = [(k, j) for k, text in enumerate(lead_owners) for j, made_from in enumerate(owner) if made_from == text]
+        if pairs:
+            leads_at = torch.tensor([k for k, _ in pairs], device=device)
+            negatives_at = torch.tensor([j for _, j in pairs], device=device)
+            lead_negative = own_ranking_loss(lead[leads_at], negative[negatives_at], margin)
+    return {"logistic": logistic, "ranking": ranking, "own_ranking": own, "truncation": truncation,
+            "lead_negative": lead_negative}
 
 
 def ranking_auc(positive: Sequence[float], negative: Sequence[float]) -> float:
@@ -258,14 +284,14 @@ class PointwiseObjective:
         return order
 
     def loss(self, batch: List[PointwiseExample]) -> Tuple[torch.Tensor, Dict[str, float]]:
-        """The weighted logistic, in-batch ranking, own ranking and truncation losses of the batch's texts, all
-        scored in one forward pass."""
+        """The weighted logistic, in-batch ranking, own ranking, truncation and lead-negative losses of the batch's
+        texts, all scored in one forward pass."""
         self.model.train()
         positives = [example.positive for example in batch]
         negatives = [negative for example in batch for _, negative in example.negatives]
         owner = [position for position, example in enumerate(batch) for _ in example.negatives]
         leads = [(position, example.lead) for position, example in enumerate(batch) if example.lead is not None]
-        if self.section.truncation_weight == 0:
+        if self.section.truncation_weight == 0 and self.section.lead_negative_weight == 0:
             leads = []
         if not negatives:
             raise InputError("no negative could be made for a whole batch: turn on more data.negatives kinds")
@@ -278,11 +304,16 @@ class PointwiseObjective:
             scores, boundary_logits = scores_and_boundaries(
                 self.model, self.boundary_head, self.tokenizer, texts, self.max_length, self.section.tokens_per_pass,
                 "bf16" if self.section.bf16 else "fp32", device)
+        one_sided: Union[bool, List[bool]] = self.section.truncation_one_sided
+        if one_sided and self.section.one_sided_min_sentences is not None:
+            one_sided = [len(batch[position].positive) >= self.section.one_sided_min_sentences
+                         for position, _ in leads]
         losses = text_losses(scores, len(positives), owner, [position for position, _ in leads], self.section.margin,
-                             self.section.truncation_one_sided)
+                             one_sided)
         loss = (self.section.logistic_weight * losses["logistic"] + self.section.ranking_weight * losses["ranking"]
                 + self.section.own_ranking_weight * losses["own_ranking"]
-                + self.section.truncation_weight * losses["truncation"])
+                + self.section.truncation_weight * losses["truncation"]
+                + self.section.lead_negative_weight * losses["lead_negative"])
         parts = {name: value.item() for name, value in losses.items()}
         if self.teacher is not None:
             with torch.inference_mode(), autocast_context("bf16" if self.section.bf16 else "fp32", device):

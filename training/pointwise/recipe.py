@@ -95,6 +95,9 @@ def recipe_from_mapping(values: Dict[str, Any], where: str) -> PointwiseRecipe:
                                                  or recipe.model.num_layers < 1):
         raise InputError(f"{where}: model.num_layers must be a positive integer (or null), got "
                          f"{recipe.model.num_layers!r}")
+    if recipe.objective.lead_negative_weight > 0 and not recipe.data.truncation_leads:
+        raise InputError(f"{where}: objective.lead_negative_weight ranks leads above negatives, and there are none: "
+                         "set data.truncation_leads: true")
     lora = recipe.model.lora
     if lora is not None and (recipe.model.train_layers is not None or recipe.objective.save_flavour != "adapter"):
         raise InputError(f"{where}: model.lora trains adapters on every layer: set model.train_layers: null and "
