@@ -19,6 +19,7 @@ import copy
 import logging
 import shutil
 import tempfile
+import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterator, Optional, Tuple, Union
@@ -577,8 +578,11 @@ def _build_backbone(config: CheckpointConfig, source: Path) -> Tuple[nn.Module, 
                 raise CheckpointError(
                     f"{source} is a PEFT adapter checkpoint: install peft (`pip install coherence-metric[peft]`)"
                 ) from None
-            # Merged once at load: inference then runs at plain-model speed.
-            backbone = PeftModel.from_pretrained(backbone, str(source / ADAPTER_DIR)).merge_and_unload()
+            # Merged once at load: inference then runs at plain-model speed. peft reads a transformers attribute
+            # that transformers deprecates; its warning says nothing about the user's input, so it is not shown.
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*")
+                backbone = PeftModel.from_pretrained(backbone, str(source / ADAPTER_DIR)).merge_and_unload()
         else:
             _apply_delta(backbone, source / DELTA_FILE)
     if (source / TOKENIZER_DIR).is_dir():
