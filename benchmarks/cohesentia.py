@@ -254,13 +254,13 @@ def story_evidence(sentences: Sequence[Sequence[str]], signals: Dict[str, Any],
 
 
 def method_values(sentences: Sequence[Sequence[str]], signals: Dict[str, Any],
-                  calibration: Optional["Calibration"] = None) -> Dict[str, List[List[Optional[float]]]]:
+                  evidence: Sequence[Sequence[Dict[str, Optional[float]]]],
+                  calibration: "Calibration") -> Dict[str, List[List[Optional[float]]]]:
     """Per method, per story, per sentence: the evidence of a break it ranks by (higher: more likely; None: none),
-    the evidence and the flags' margins read with ``calibration`` (None: the default checkpoint's)."""
-    from coherence_metric.analysis.sentence_breaks import DEFAULT_CALIBRATION, EVIDENCE, TRANSITION, margins
+    from the stories' ``evidence`` (``story_evidence`` read with ``calibration``) and the flags' margins beyond
+    ``calibration``'s thresholds."""
+    from coherence_metric.analysis.sentence_breaks import EVIDENCE, TRANSITION, margins
 
-    calibration = DEFAULT_CALIBRATION if calibration is None else calibration
-    evidence = story_evidence(sentences, signals, calibration)
     transitions = [transition_cosine_values(logits, cosines)
                    for logits, cosines in zip(signals["logits"], signals["cosines"])]
     methods: Dict[str, List[List[Optional[float]]]] = {
@@ -484,8 +484,8 @@ def run_cohesentia(
     sentences = [story.sentences for story in stories]
     signals = cached_signals(scorer, "cohesentia-dev", sentences, cache)
     shipped, calibrated = calibration_for(scorer.fingerprint)
-    methods = method_values(sentences, signals, shipped)
     evidence = story_evidence(sentences, signals, shipped)
+    methods = method_values(sentences, signals, evidence, shipped)
     halves = _halves(stories)
     table: Dict[str, Dict[str, Any]] = {}
     for half, indices in halves.items():
