@@ -41,6 +41,9 @@ SWEEP = (32, 64, 128, 256, 512)
 #: The batch size of the table's main columns.
 MAIN_BATCH = 64
 REPORT_NAME = "gpu-speed.json"
+#: The host ceiling's stand-in: the tier's architecture cut to one layer this narrow, whose forward costs almost
+#: nothing, so what is timed is the rest of a ``score`` call (tokenising, batching, padding, copies, the head).
+CEILING_SHAPE = {"num_hidden_layers": 1, "hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 32}
 COMMAND = "python -m coherence_metric.benchmarks.gpu_speed"
 
 
@@ -63,8 +66,10 @@ def export(out: Path, sentences: int = 4000) -> None:
     (out / "sentences.json").write_text(json.dumps(news_sentences()[:sentences]), encoding="utf-8")
 
 
-def build_scorer(folder: Path, device: str, dtype: str, batch_size: int, length: int) -> Any:
-    """A scorer over a random-weight model of the tier's architecture (mean pooling, a linear head)."""
+def build_scorer(folder: Path, device: str, dtype: str, batch_size: int, length: int,
+                 shape: Optional[Dict[str, int]] = None) -> Any:
+    """A scorer over a random-weight model of the tier's architecture (mean pooling, a linear head); ``shape``
+    overrides the architecture's sizes (:data:`CEILING_SHAPE` for the host ceiling)."""
     import torch
     from transformers import AutoConfig, AutoModel, AutoTokenizer
 
@@ -73,7 +78,7 @@ def build_scorer(folder: Path, device: str, dtype: str, batch_size: int, length:
     from coherence_metric.models.model import CoherenceModel
 
     torch.manual_seed(0)
-    config = AutoConfig.from_pretrained(str(folder))
+    config = AutoConfig.from_pretrained(str(folder), **(shape or {}))
     backbone = AutoModel.from_config(config)
     spec = BackboneSpec(name_or_path=str(folder), model_type=str(config.model_type))
     model = CoherenceModel(backbone, "mean", spec, length)
@@ -107,11 +112,33 @@ def timed(scorer: Any, texts: List[str], seconds: float, probe: int = 256) -> Di
             "peak_gpu_mb": peak}
 
 
+def host_ceiling(folder: Path, device: str, length: int, texts: List[str], seconds: float, probe: int,
+                 repeats: int = 3) -> Dict[str, Any]:
+    """Texts/s of a ``score`` call whose model costs almost nothing (:data:`CEILING_SHAPE`, fp32, batch 64), and
+    the share of that call spent tokenising: the most any GPU can give through this host, whatever its speed.
+    The median of ``repeats`` calls: on a shared 2-core machine one call moves by 20-30% from the next."""
+    from coherence_metric.scoring.profiling import TOKENISE
+
+    scorer = build_scorer(folder, device, "fp32", MAIN_BATCH, length, shape=CEILING_SHAPE)
+    count = timed(scorer, texts, seconds, probe)["texts"]  # warms up and sizes the measured calls
+    calls = []
+    for _ in range(repeats):
+        with scorer.profile() as stages:
+            started = time.perf_counter()
+            scorer.score(texts[:count])  # ends in one copy to the host, so the device is done when it returns
+            elapsed = time.perf_counter() - started
+        calls.append((elapsed, stages.seconds[TOKENISE]))
+    elapsed, tokenising = sorted(calls)[len(calls) // 2]
+    return {"texts": count, "seconds": round(elapsed, 3), "texts_per_second": round(count / elapsed, 1),
+            "batch": MAIN_BATCH, "repeats": repeats, "tokenise_share": round(tokenising / elapsed, 3)}
+
+
 def run(inputs: Path, out: Path, seconds: float, tiers: Sequence[str], device: str = "cuda", probe: int = 256,
-        lengths: Sequence[int] = LENGTHS, sweep: Sequence[int] = SWEEP, texts_per_length: int = 8192
-        ) -> Dict[str, Any]:
-    """Every (tier, length, batch, dtype) of the plan, in order; ``out/gpu-speed.json`` rewritten after each.
-    On a CPU (``device="cpu"``, to rehearse the call) only fp32 is measured."""
+        lengths: Sequence[int] = LENGTHS, sweep: Sequence[int] = SWEEP, texts_per_length: int = 8192,
+        host_only: bool = False) -> Dict[str, Any]:
+    """Each tier's host ceiling per length, then every (tier, length, batch, dtype) of the plan, in order;
+    ``out/gpu-speed.json`` rewritten after each. On a CPU (``device="cpu"``, to rehearse the call) only fp32 is
+    measured; ``host_only`` measures the host ceilings alone (what a machine without a GPU can say)."""
     import torch
     import transformers
 
@@ -120,8 +147,11 @@ def run(inputs: Path, out: Path, seconds: float, tiers: Sequence[str], device: s
     sentences = json.loads((inputs / "sentences.json").read_text(encoding="utf-8"))
     cuda = device.startswith("cuda")
     name = torch.cuda.get_device_name(0) if cuda else platform.processor() or "cpu"
+    from coherence_metric.scoring.cpuinfo import cpu_model_name
+
     report: Dict[str, Any] = {"device": name, "torch": torch.__version__, "transformers": transformers.__version__,
-                              "python": platform.python_version(), "command": COMMAND, "rows": []}
+                              "python": platform.python_version(), "command": COMMAND, "cpu": cpu_model_name(),
+                              "cpu_threads": torch.get_num_threads(), "host_ceiling": [], "rows": []}
     middle = lengths[len(lengths) // 2]
     for tier in tiers:
         folder = inputs / tier
@@ -130,9 +160,16 @@ def run(inputs: Path, out: Path, seconds: float, tiers: Sequence[str], device: s
         count = texts_per_length if tier == "default" else texts_per_length // 2
         texts = {length: builder.fixed(length, count) for length in lengths}
         del tokenizer_scorer
+        for length in lengths:
+            ceiling = {"tier": tier, "checkpoint": TIERS[tier][0], "tokens": length,
+                       **host_ceiling(folder, device, length, texts[length], seconds, probe)}
+            report["host_ceiling"].append(ceiling)
+            print(json.dumps(ceiling), flush=True)
+            (out / REPORT_NAME).write_text(json.dumps(report, indent=1), encoding="utf-8")
         dtypes = DTYPES if cuda else ("fp32",)
-        plan = [(length, MAIN_BATCH, dtype) for dtype in dtypes for length in lengths]
-        plan += [(middle, batch, dtype) for dtype in dtypes for batch in sweep if batch != MAIN_BATCH]
+        plan = [] if host_only else [(length, MAIN_BATCH, dtype) for dtype in dtypes for length in lengths]
+        plan += [] if host_only else [(middle, batch, dtype) for dtype in dtypes for batch in sweep
+                                      if batch != MAIN_BATCH]
         for length, batch, dtype in plan:
             scorer = build_scorer(folder, device, dtype, batch, length)
             row = {"tier": tier, "checkpoint": TIERS[tier][0], "tokens": length, "batch": batch, "dtype": dtype,
@@ -173,6 +210,17 @@ def table(report: Dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def host_table(report: Dict[str, Any]) -> str:
+    """The docs' Markdown table of a report's host ceilings: per tier and length, texts/s of a ``score`` call with
+    the one-layer stand-in, and the share of it spent tokenising."""
+    where = f"{report['cpu']}, {report['cpu_threads']} torch threads, model on {report['device']}"
+    lines = [f"| host ceiling ({where}) | tokens | texts/s | of which tokenising |", "|---|---:|---:|---:|"]
+    for row in report["host_ceiling"]:
+        lines.append(f"| {row['tier']} (`{row['checkpoint']}`) | {row['tokens']} | {row['texts_per_second']:,.0f} | "
+                     f"{100 * row['tokenise_share']:.0f}% |")
+    return "\n".join(lines) + "\n"
+
+
 def main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--export", type=Path, help="write the inputs here (on the machine with the checkpoints)")
@@ -182,6 +230,8 @@ def main(argv: Optional[List[str]] = None) -> None:
     parser.add_argument("--tiers", default="default,accurate")
     parser.add_argument("--device", default="cuda", help="cuda (the point); cpu only to rehearse the call")
     parser.add_argument("--probe", type=int, default=256, help="texts of the sizing run")
+    parser.add_argument("--host-only", action="store_true",
+                        help="measure only the host ceilings (a machine without a GPU: --device cpu)")
     parser.add_argument("--table", type=Path, help="print the docs' Markdown table of this gpu-speed.json")
     args = parser.parse_args(argv)
     if args.export:
@@ -190,7 +240,8 @@ def main(argv: Optional[List[str]] = None) -> None:
         print(table(json.loads(args.table.read_text(encoding="utf-8"))), end="")
     elif args.inputs and args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        run(args.inputs, args.out, args.seconds, args.tiers.split(","), args.device, args.probe)
+        run(args.inputs, args.out, args.seconds, args.tiers.split(","), args.device, args.probe,
+            host_only=args.host_only)
     else:
         parser.error("give --export DIR, --table REPORT, or --inputs DIR and --out DIR")
 

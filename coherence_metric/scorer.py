@@ -39,6 +39,7 @@ from .scoring.profiling import DOCUMENT_PASS, SENTENCE_SPLIT, TOKENISE, TRANSITI
 from .scoring.progress import DOCUMENTS, with_progress
 from .scoring.runtime import autocast_context, resolve_device, resolve_dtype
 from .scoring.sentence_pass import SentenceEmbedder, add_sentence_terms
+from .scoring.token_ids import token_ids
 from .scoring.transition_pass import boundary_logits
 from .scoring.windows import windowed_sentences
 from .settings import ScorerSettings
@@ -393,13 +394,10 @@ class CoherenceScorer:
 
     def _tokenize(self, texts: List[str], truncate: bool = False) -> List[List[int]]:
         with stage(self._stages, TOKENISE):
-            encoded = self.tokenizer(
-                texts,
-                add_special_tokens=True,
-                truncation=truncate,
-                max_length=self.max_length if truncate else None,
-                verbose=False,
-            )
+            if not truncate:
+                return token_ids(self.tokenizer, texts)
+            encoded = self.tokenizer(texts, add_special_tokens=True, truncation=True, max_length=self.max_length,
+                                     verbose=False)
             return [list(ids) for ids in encoded["input_ids"]]
 
     def _refuse_special_only(self, joined: List[str], ids: List[List[int]]) -> None:
@@ -442,8 +440,7 @@ class CoherenceScorer:
             # One batched call for every long text's sentences. verbose=False: a sentence over the tokenizer's
             # model_max_length is cut below and counted in n_truncated; transformers' own "(3001 > 512) ...
             # indexing errors" line would only alarm.
-            lengths = [len(piece) for piece in
-                       self.tokenizer(flat, add_special_tokens=False, verbose=False)["input_ids"]] if flat else []
+            lengths = [len(piece) for piece in token_ids(self.tokenizer, flat, add_special_tokens=False)]
         with stage(self._stages, WINDOWING):
             windows, owned_by = windowed_sentences(sentences, lengths, budget)
             window_texts = [" ".join(window) for window in windows]
@@ -509,13 +506,18 @@ class CoherenceScorer:
         values: List[float] = [0.0] * len(unique)
         batches = plan_batches([len(sequence) for sequence in unique], self.max_tokens_per_batch, self.batch_size,
                                limit=self.max_length)
+        outputs: List[torch.Tensor] = []
         with stage(self._stages, DOCUMENT_PASS), torch.inference_mode(), autocast_context(self.dtype, self.device):
             for batch in with_progress(batches, self.progress, DOCUMENTS, len(batches)):
                 padded = pad_batch(self.tokenizer, [unique[index] for index in batch], limit=self.max_length)
                 vectors = self.model.document_vectors(padded["input_ids"].to(self.device),
                                                       padded["attention_mask"].to(self.device))
-                for index, value in zip(batch, self._head(vectors).cpu().tolist()):
-                    values[index] = float(value)
+                outputs.append(self._head(vectors))
+            # One copy to the host at the end, not one per batch: on a GPU each copy waits for its batch, so the
+            # host could not pad the next batch while the device ran this one.
+            flat = torch.cat(outputs).cpu().tolist() if outputs else []
+        for index, value in zip((index for batch in batches for index in batch), flat):
+            values[index] = float(value)
         return [values[distinct[tuple(sequence)]] for sequence in ids]
 
 

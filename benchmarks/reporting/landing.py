@@ -151,11 +151,25 @@ def gpu_speed_table(reports: Reports) -> str:
     return gpu_speed.table(reports.load(GPU_SPEED, found[-1].name))
 
 
+#: The folder of benchmarks/reports that holds the host-ceiling reports measured on a machine without a GPU.
+HOST_CEILING = "host-ceiling"
+
+
+def host_ceiling_table(reports: Reports) -> str:
+    """The host-ceiling table of docs/benchmarks.md, from the newest report of ``host-ceiling/``."""
+    found = sorted((reports.folder / HOST_CEILING).glob("*.json"))
+    if not found:
+        raise LandingError(f"{reports.folder / HOST_CEILING}: no report (run python -m "
+                           "coherence_metric.benchmarks.gpu_speed --host-only --device cpu)")
+    return gpu_speed.host_table(reports.load(HOST_CEILING, found[-1].name))
+
+
 BLOCKS: Mapping[str, Callable[[Reports, str], str]] = {
     "headline-table": lambda reports, docs: headline_table(reports),
     "known-limits": known_limits,
     "paper-suite": lambda reports, docs: paper_suite_table(reports),
     "gpu-speed": lambda reports, docs: gpu_speed_table(reports),
+    "host-ceiling": lambda reports, docs: host_ceiling_table(reports),
 }
 
 

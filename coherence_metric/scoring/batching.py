@@ -17,7 +17,11 @@ Buckets are 8 per doubling of length (at most 12.5% padding, about 6% on average
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+import itertools
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence
+
+if TYPE_CHECKING:
+    import torch
 
 #: Padded tokens per forward pass unless a scorer is told otherwise.
 DEFAULT_MAX_TOKENS_PER_BATCH = 8192
@@ -71,12 +75,31 @@ def plan_batches(lengths: Sequence[int], max_tokens: int, max_items: Optional[in
     return batches
 
 
-def pad_batch(tokenizer: object, sequences: Sequence[Sequence[int]], limit: Optional[int] = None) -> dict:
-    """``input_ids`` and ``attention_mask`` tensors of one planned batch, padded (on the tokenizer's side) to the
-    batch's :func:`padded_length`, the same for every sequence of a batch from :func:`plan_batches`."""
+def pad_batch(tokenizer: object, sequences: Sequence[Sequence[int]], limit: Optional[int] = None
+              ) -> Dict[str, "torch.Tensor"]:
+    """``input_ids`` and ``attention_mask`` tensors of one planned batch, padded to the batch's
+    :func:`padded_length`, the same for every sequence of a batch from :func:`plan_batches`.
+
+    The same tensors as ``tokenizer.pad(..., padding="max_length")`` (its pad id, on its ``padding_side``: XLNet
+    pads on the left), filled in one vectorised step: ``tokenizer.pad`` walks every row in Python, and at about
+    4 ms per batch of 64 texts of 256 tokens it was a third of a call's host time, which a GPU waits on.
+    """
+    import numpy as np  # here, not at the top: settings import this module, and must not pull in torch
+    import torch
+
     width = padded_length(max(len(sequence) for sequence in sequences), limit)
-    return tokenizer.pad({"input_ids": [list(sequence) for sequence in sequences]},  # type: ignore[attr-defined]
-                         padding="max_length", max_length=width, return_tensors="pt")
+    pad_id = getattr(tokenizer, "pad_token_id", None)
+    if pad_id is None:
+        raise ValueError(f"{type(tokenizer).__name__} has no pad token: a batch of texts cannot be padded")
+    lengths = np.fromiter((len(sequence) for sequence in sequences), dtype=np.int64, count=len(sequences))
+    columns = np.arange(width, dtype=np.int64)
+    if getattr(tokenizer, "padding_side", "right") == "left":
+        mask = columns[None, :] >= (width - lengths)[:, None]
+    else:
+        mask = columns[None, :] < lengths[:, None]
+    ids = np.full((len(sequences), width), pad_id, dtype=np.int64)
+    ids[mask] = np.fromiter(itertools.chain.from_iterable(sequences), dtype=np.int64, count=int(lengths.sum()))
+    return {"input_ids": torch.from_numpy(ids), "attention_mask": torch.from_numpy(mask.astype(np.int64))}
 
 
 __all__ = ["DEFAULT_MAX_TOKENS_PER_BATCH", "pad_batch", "padded_length", "plan_batches"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from coherence_metric.scoring.batching import plan_batches
+import pytest
+
+from coherence_metric.scoring.batching import padded_length, plan_batches
 
 
 def test_batches_cover_every_index_once_longest_first_within_both_budgets() -> None:
@@ -33,3 +35,25 @@ def test_a_batch_holds_one_padded_length_set_by_each_sequence_alone() -> None:
         assert len({padded_length(lengths[index], 256) for index in batch}) == 1
     assert [padded_length(n) for n in (9, 15, 16, 17, 129, 250, 257)] == [9, 15, 16, 18, 144, 256, 288]
     assert padded_length(250, limit=252) == 252 and padded_length(300, limit=256) == 300
+
+
+@pytest.mark.parametrize("backbone", ["tiny_bert_dir", "tiny_xlnet_dir"])
+def test_pad_batch_gives_the_tensors_the_tokenizers_own_padding_gives(backbone, request) -> None:
+    """The vectorised fill must equal ``tokenizer.pad``: BERT pads on the right with [PAD] = 0, XLNet on the left
+    with its own pad id; a different pad side or id would move every score of a batch with mixed lengths."""
+    from transformers import AutoTokenizer
+
+    from coherence_metric.scoring.batching import pad_batch
+
+    tokenizer = AutoTokenizer.from_pretrained(str(request.getfixturevalue(backbone)))
+    texts = ["A short one.", "A somewhat longer text of two sentences. It goes on and on.", "Mid length, this."]
+    sequences = tokenizer(texts)["input_ids"]
+    width = padded_length(max(map(len, sequences)))
+    assert max(map(len, sequences)) > min(map(len, sequences))  # rows padded by different amounts
+    expected = tokenizer.pad({"input_ids": sequences}, padding="max_length", max_length=width, return_tensors="pt")
+    padded = pad_batch(tokenizer, sequences, limit=64)
+    assert padded["input_ids"].shape == (3, width)
+    for key in ("input_ids", "attention_mask"):
+        assert padded[key].dtype == expected[key].dtype
+        assert padded[key].tolist() == expected[key].tolist(), key
+    assert (tokenizer.padding_side == "left") == (backbone == "tiny_xlnet_dir")
