@@ -60,6 +60,8 @@ def apply_lora(model: CoherenceModel, recipe: RecipeConfig) -> None:
     """
     from peft import LoraConfig, get_peft_model
 
+    from coherence_metric.models.quiet import peft_deprecation_hidden
+
     assert recipe.lora is not None
     targets = list(recipe.lora.target_modules)
     names = {name.split(".")[-1] for name, module in model.backbone.named_modules() if isinstance(module, nn.Linear)}
@@ -68,7 +70,8 @@ def apply_lora(model: CoherenceModel, recipe: RecipeConfig) -> None:
         raise InputError(f"lora.target_modules {targets} match no Linear layer of the backbone{hint}")
     config = LoraConfig(r=recipe.lora.r, lora_alpha=recipe.lora.alpha, lora_dropout=recipe.lora.dropout,
                         target_modules=[target for target in targets if target in names])
-    model.backbone = get_peft_model(model.backbone, config)
+    with peft_deprecation_hidden():
+        model.backbone = get_peft_model(model.backbone, config)
 
 
 def set_dropout(backbone: nn.Module, probability: float) -> int:

@@ -19,7 +19,6 @@ import copy
 import logging
 import shutil
 import tempfile
-import warnings
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Dict, Iterator, Optional, Tuple, Union
@@ -56,7 +55,7 @@ from .checkpoint_config import (
 from .layers import keep_first_layers
 from .model import CoherenceModel
 from .pretrained import load_encoder, load_tokenizer
-from .quiet import quiet_transformers
+from .quiet import peft_deprecation_hidden, quiet_transformers
 from .registry import packaged_checkpoint_folders, packaged_folder, read_alias_table
 from .sentence_scorer import TENSOR_PREFIX as SENTENCE_SCORER_PREFIX
 from .sentence_scorer import SentenceLevelScorer, SentenceScorerShape
@@ -578,10 +577,8 @@ def _build_backbone(config: CheckpointConfig, source: Path) -> Tuple[nn.Module, 
                 raise CheckpointError(
                     f"{source} is a PEFT adapter checkpoint: install peft (`pip install coherence-metric[peft]`)"
                 ) from None
-            # Merged once at load: inference then runs at plain-model speed. peft reads a transformers attribute
-            # that transformers deprecates; its warning says nothing about the user's input, so it is not shown.
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*")
+            # Merged once at load: inference then runs at plain-model speed.
+            with peft_deprecation_hidden():
                 backbone = PeftModel.from_pretrained(backbone, str(source / ADAPTER_DIR)).merge_and_unload()
         else:
             _apply_delta(backbone, source / DELTA_FILE)

@@ -53,3 +53,15 @@ def _leave() -> None:
             hf_logging.set_verbosity(verbosity)
             if bars_were_on:
                 hf_logging.enable_progress_bar()
+
+
+@contextlib.contextmanager
+def peft_deprecation_hidden() -> Iterator[None]:
+    """Hide the ``is_gradient_checkpointing`` deprecation that transformers raises when peft reads that attribute
+    (wrapping a model in adapters, or loading them): it is about peft's code, not the user's input or recipe, and
+    it was printed on every ``--model accurate`` load and every LoRA training run."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.*")
+        yield

@@ -43,6 +43,39 @@ def test_a_corrupt_cache_entry_is_a_miss_and_a_disabled_cache_writes_nothing(tmp
     assert disabled.write("scores", "SET", "k", 1) is None and not (tmp_path / "off").exists()
 
 
+def test_a_set_scored_in_parts_resumes_after_a_kill_from_its_last_finished_part(monkeypatch, tmp_path):
+    """A run killed mid-set (a session's end) must keep the parts it finished and score only the rest when rerun,
+    with the same scores as one uninterrupted run."""
+    from coherence_metric.benchmarks.suites import scoring
+    from coherence_metric.benchmarks.suites.systems import trivial_systems
+
+    monkeypatch.setattr(scoring, "PART_SIZE", 3)
+    word_count = trivial_systems()[0]
+    calls: list = []
+    killed_at = [3]
+
+    def counted(documents):
+        calls.append(len(documents))
+        if len(calls) == killed_at[0]:
+            raise KeyboardInterrupt  # the run is killed while scoring its third part
+        return word_count.score(documents)
+
+    def system():  # a fresh system, as a new process would build
+        return dataclasses.replace(word_count, load=lambda: counted, _scorer=None)
+
+    documents = [sentences[:1 + index % 4] for index, (_, sentences) in enumerate(NEWS * 2)][:8]
+    cache = JsonCache(tmp_path)
+    with pytest.raises(KeyboardInterrupt):
+        scoring.score_documents(system(), "SET", documents, cache)
+    assert calls == [3, 3, 2]
+    killed_at[0] = 0
+    resumed = scoring.score_documents(system(), "SET", documents, cache)
+    assert calls == [3, 3, 2, 2]  # only the unfinished part is scored again
+    assert resumed.scores == trivial_systems()[0].score(documents).scores and not resumed.cached
+    again = scoring.score_documents(system(), "SET", documents, cache)
+    assert again.cached and again.scores == resumed.scores and calls == [3, 3, 2, 2]
+
+
 # ------------------------------------------------------------------------------------------ stand-ins
 
 

@@ -458,6 +458,23 @@ def test_a_lora_section_that_cannot_train_or_save_is_refused_in_one_line(model, 
         recipe_from_mapping({"family": "pointwise", "model": model, "objective": objective}, "r.yaml")
 
 
+def test_wrapping_the_backbone_in_lora_shows_no_peft_deprecation(tiny_bert_dir):
+    """peft reads transformers' deprecated ``is_gradient_checkpointing``; that warning is about peft, not the
+    recipe, and was printed once per LoRA training run."""
+    import warnings
+
+    from coherence_metric.training.pointwise.recipe import build_model
+
+    recipe = recipe_from_mapping({"family": "pointwise", "model": {
+        "backbone": str(tiny_bert_dir), "train_layers": None, "lora": {"r": 4, "target_modules": ["query"]}},
+        "objective": {"save_flavour": "adapter"}}, "r.yaml")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model, _ = build_model(recipe)
+    assert type(model.backbone).__name__.startswith("Peft")
+    assert not [str(w.message) for w in caught if "is_gradient_checkpointing" in str(w.message)]
+
+
 def test_lora_targets_the_backbone_lacks_are_refused(tiny_bert_dir):
     from coherence_metric.training.pointwise.recipe import build_model
 

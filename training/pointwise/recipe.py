@@ -151,6 +151,8 @@ def add_lora(model: Any, lora: PointwiseLora) -> None:
     from peft import LoraConfig, get_peft_model
     from torch import nn
 
+    from coherence_metric.models.quiet import peft_deprecation_hidden
+
     wanted = set(lora.target_modules)
     targets = sorted({name.split(".")[-1] for name, module in model.backbone.named_modules()
                       if isinstance(module, nn.Linear) and name.split(".")[-1] in wanted
@@ -160,7 +162,8 @@ def add_lora(model: Any, lora: PointwiseLora) -> None:
     # A regular expression on the full module name, so that the pooler's ``dense`` is left alone.
     pattern = r"^(?!pooler\.).*\.(" + "|".join(targets) + ")$"
     config = LoraConfig(r=lora.r, lora_alpha=lora.alpha, lora_dropout=lora.dropout, target_modules=pattern)
-    model.backbone = get_peft_model(model.backbone, config)
+    with peft_deprecation_hidden():
+        model.backbone = get_peft_model(model.backbone, config)
 
 
 def run_recipe(path: Path, overrides: Dict[str, Any], progress: bool) -> Dict[str, Any]:
