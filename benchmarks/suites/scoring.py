@@ -35,9 +35,9 @@ PART_KIND = "score-parts"
 #: Documents per scorer call. A set of more is scored in parts, each cached as it completes, so a run killed
 #: mid-set (a session's end, a lost machine) resumes from its last finished part: the accurate tier in fp32 on a
 #: 2-core CPU takes hours per permuted set. A part's scores equal those of one call over the whole set up to the
-#: float rounding of a batch's row count (:mod:`coherence_metric.scoring.batching`): at most 1.3e-6 on StoryCloze
+#: float rounding of a batch's row count (:mod:`coherence_metric.scoring.batching`): at most 1.7e-6 on StoryCloze
 #: in fp32, and the default's StoryCloze and INSTED-WIKI accuracies reproduce to the pair.
-PART_SIZE = 2048
+PART_SIZE = 512
 
 
 @dataclass
