@@ -142,13 +142,13 @@ def run(inputs: Path, out: Path, seconds: float, tiers: Sequence[str], device: s
     import torch
     import transformers
 
+    from coherence_metric.scoring.cpuinfo import cpu_model_name
+
     from .speed import TextBuilder
 
     sentences = json.loads((inputs / "sentences.json").read_text(encoding="utf-8"))
     cuda = device.startswith("cuda")
     name = torch.cuda.get_device_name(0) if cuda else platform.processor() or "cpu"
-    from coherence_metric.scoring.cpuinfo import cpu_model_name
-
     report: Dict[str, Any] = {"device": name, "torch": torch.__version__, "transformers": transformers.__version__,
                               "python": platform.python_version(), "command": COMMAND, "cpu": cpu_model_name(),
                               "cpu_threads": torch.get_num_threads(), "host_ceiling": [], "rows": []}
