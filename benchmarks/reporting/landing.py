@@ -17,7 +17,7 @@ import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, List, Mapping, Optional, Sequence
+from typing import Any, Callable, List, Mapping, Optional, Sequence
 
 from .. import gpu_speed
 from .model_cards import CARD_PREFIX, card_table, paper_suite_table
@@ -139,29 +139,30 @@ def known_limits(reports: Reports, docs: str = "docs/") -> str:
 
 #: The folder of benchmarks/reports that holds the GPU speed reports.
 GPU_SPEED = "gpu-speed"
-
-
-def gpu_speed_table(reports: Reports) -> str:
-    """The speed-on-a-GPU table of docs/benchmarks.md, from the newest report of ``gpu-speed/`` (by file name,
-    ``<device>-<date>.json``)."""
-    found = sorted((reports.folder / GPU_SPEED).glob("*.json"))
-    if not found:
-        raise LandingError(f"{reports.folder / GPU_SPEED}: no report (run python -m "
-                           "coherence_metric.benchmarks.gpu_speed on a GPU)")
-    return gpu_speed.table(reports.load(GPU_SPEED, found[-1].name))
-
-
 #: The folder of benchmarks/reports that holds the host-ceiling reports measured on a machine without a GPU.
 HOST_CEILING = "host-ceiling"
 
 
+def _newest_report_table(reports: Reports, folder: str, command: str, render: Callable[[Any], str]) -> str:
+    """``render`` of the newest report of ``folder`` (by file name, ``<machine>-<date>.json``); none is one line
+    naming the folder and the ``command`` that writes one."""
+    found = sorted((reports.folder / folder).glob("*.json"))
+    if not found:
+        raise LandingError(f"{reports.folder / folder}: no report (run {command})")
+    return render(reports.load(folder, found[-1].name))
+
+
+def gpu_speed_table(reports: Reports) -> str:
+    """The speed-on-a-GPU table of docs/benchmarks.md, from the newest report of ``gpu-speed/``."""
+    return _newest_report_table(reports, GPU_SPEED, "python -m coherence_metric.benchmarks.gpu_speed on a GPU",
+                                gpu_speed.table)
+
+
 def host_ceiling_table(reports: Reports) -> str:
     """The host-ceiling table of docs/benchmarks.md, from the newest report of ``host-ceiling/``."""
-    found = sorted((reports.folder / HOST_CEILING).glob("*.json"))
-    if not found:
-        raise LandingError(f"{reports.folder / HOST_CEILING}: no report (run python -m "
-                           "coherence_metric.benchmarks.gpu_speed --host-only --device cpu)")
-    return gpu_speed.host_table(reports.load(HOST_CEILING, found[-1].name))
+    return _newest_report_table(reports, HOST_CEILING,
+                                "python -m coherence_metric.benchmarks.gpu_speed --host-only --device cpu",
+                                gpu_speed.host_table)
 
 
 BLOCKS: Mapping[str, Callable[[Reports, str], str]] = {

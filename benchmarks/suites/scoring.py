@@ -216,7 +216,7 @@ def _score_in_parts(system: BenchmarkSystem, name: str, documents: list[list[str
     windows_known = True
     for start in range(0, len(documents), PART_SIZE):
         part = documents[start:start + PART_SIZE]
-        part_key = digest({"set": key, "start": start, "documents": digest(part, length=32)})
+        part_key = digest({"set": key, "start": start, "documents": digest(part, length=32)}) if parted else ""
         found = cache.read(PART_KIND, name, part_key) if parted else None
         if found is None or len(found.get("scores", [])) != len(part):
             started = time.perf_counter()
