@@ -174,7 +174,8 @@ def run(recipe: Path, overrides: List[str], progress: bool, no_progress_alias: b
 def export_gpu_inputs(recipe: Path, out_dir: Path, overrides: List[str], max_sentences: int,
                       backbone_folder: Optional[Path], split_mb: float, continue_from: Optional[Path]) -> None:
     """Pack what a GPU machine needs to train RECIPE (a pointwise or transition_model recipe) and lacks: its
-    documents, its dev ruler and an fp16 copy of its backbone; says what each device call carries."""
+    documents, its dev ruler, an fp16 copy of its backbone and the checkpoints it starts from or learns from; says
+    what each device call carries."""
     from .gpu.inputs import export_inputs, size_report
 
     started = time.perf_counter()
@@ -187,6 +188,10 @@ def export_gpu_inputs(recipe: Path, out_dir: Path, overrides: List[str], max_sen
     counted = sum(documents["train"].values()) if isinstance(documents["train"], dict) else documents["train"]
     click.echo(f"exported {manifest['family']} inputs in {time.perf_counter() - started:.0f} s: {counted:,} training "
                f"documents, backbone {manifest['backbone']['name']} (sha256 {manifest['backbone']['sha256'][:12]})")
+    for role, record in manifest.get("carried", {}).items():
+        carried = "its layers in the backbone's file" if role == "start" else f"in {out_dir / 'teacher'}"
+        click.echo(f"carried the {'start' if role == 'start' else 'score teacher'} {record['name']} (fingerprint "
+                   f"{record['fingerprint']}): {carried}")
     for line in size_report(out_dir, manifest):
         click.echo(line)
 
@@ -219,7 +224,8 @@ def _parse_variant(spec: str) -> Tuple[str, Dict[str, Any]]:
               help="Pointwise: train loop.max_steps as set [default: fit the step count to the deadline].")
 @click.option("--device", default="cuda", show_default=True, help="Where to train (cpu: a rehearsal).")
 @click.option("--parts", "parts_dirs", multiple=True, type=click.Path(file_okay=False, path_type=Path),
-              help="A folder holding backbone parts copied there by earlier calls (repeat for several).")
+              help="A folder holding weight parts (the backbone's, a teacher's) copied there by earlier calls "
+                   "(repeat for several).")
 def on_device(inputs_dir: Path, out_dir: Path, work_dir: Optional[Path], deadline: float, variants: List[str],
               overrides: List[str], workers: int, fixed_steps: bool, device: str, parts_dirs: List[Path]) -> None:
     """Train exported inputs on this (device) machine until the deadline, keep the best snapshots by dev and pack

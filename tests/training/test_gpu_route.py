@@ -118,12 +118,14 @@ def test_an_export_over_one_calls_transfer_is_refused_and_a_split_backbone_trave
     recipe, out = _pointwise_recipe(tmp_path, tiny_bert_dir), tmp_path / "gpu"
     stand_ins: Dict[str, Any] = {"documents": _documents(), "dev_data": _dev_data()}
     weights = transfer.folder_bytes(tiny_bert_dir / "model.safetensors") // 2  # fp16
-    limit = weights // 2 + 32 * 1024  # the documents fit, the backbone does not
+    limit = weights * 3 // 4  # the documents fit, the backbone does not
     with pytest.raises(InputError, match=r"over the .* one device call carries: .*--split-mb"):
         export_inputs(recipe, out, limit=limit, **stand_ins)
     with pytest.raises(InputError, match="--split-mb must be between 0 and 64"):
         export_inputs(recipe, out, split_mb=64, **stand_ins)
-    part_mb = (weights // 3) / transfer.MIB
+    with pytest.raises(InputError, match=r"gpu with gpu-part2 \(.*\) over the .* one device call carries: a smaller"):
+        export_inputs(recipe, out, split_mb=(weights // 2) / transfer.MIB, limit=limit, **stand_ins)  # the last call
+    part_mb = (weights // 5) / transfer.MIB
     manifest = export_inputs(recipe, out, split_mb=part_mb, limit=limit, **stand_ins)
     names = manifest["backbone"]["parts"]
     assert names == [f"gpu-part{index}" for index in range(1, len(names) + 1)] and len(names) >= 3
@@ -154,9 +156,8 @@ def test_an_export_over_one_calls_transfer_is_refused_and_a_split_backbone_trave
 
 def test_a_recipe_the_device_cannot_train_is_refused_by_name(tiny_bert_dir: Path, tmp_path: Path) -> None:
     recipe = _pointwise_recipe(tmp_path, tiny_bert_dir)
-    with pytest.raises(InputError, match="objective.score_teacher names a checkpoint"):
-        export_inputs(recipe, tmp_path / "a", {"objective.score_teacher": "default",
-                                              "objective.score_distil_weight": 1.0}, documents=_documents(),
+    with pytest.raises(InputError, match="boundary_teacher names a transition model, which the device machine"):
+        export_inputs(recipe, tmp_path / "a", {"objective.boundary_distil_weight": 1.0}, documents=_documents(),
                       dev_data=_dev_data())
     coherence = tmp_path / "coherence.yaml"
     coherence.write_text("train: {max_steps: 1}\n", encoding="utf-8")
@@ -167,6 +168,61 @@ def test_a_recipe_the_device_cannot_train_is_refused_by_name(tiny_bert_dir: Path
     with pytest.raises(InputError, match="holds other files"):
         export_inputs(recipe, tmp_path / "c", documents=_documents(), dev_data=_dev_data())
     assert (tmp_path / "c" / "notes.txt").is_file()
+
+
+def _start_checkpoint(backbone: Path, target: Path) -> Path:
+    """A delta checkpoint over ``backbone`` whose top layer and head differ from the backbone's and a fresh head's."""
+    import torch
+
+    from coherence_metric.models.checkpoint import save_checkpoint
+    from coherence_metric.training.pointwise.recipe import build_model, recipe_from_mapping
+
+    model, tokenizer = build_model(recipe_from_mapping({"family": "pointwise", "model": {
+        "backbone": str(backbone), "max_length": 64, "train_layers": 1}}, "start.yaml"))
+    generator = torch.Generator().manual_seed(7)
+    with torch.no_grad():
+        for parameter in model.parameters():
+            if parameter.requires_grad:
+                parameter.add_(0.05 * torch.randn(parameter.shape, generator=generator))
+    return save_checkpoint(model, target, tokenizer, flavour="delta")
+
+
+def test_a_start_and_a_score_teacher_travel_the_start_as_the_backbone_the_teacher_as_a_checked_full_checkpoint(
+        tiny_bert_dir: Path, xlnet_checkpoint: Path, tmp_path: Path) -> None:
+    """Issue 52 item 2 at GPU scale: the default taught by the accurate tier needs both checkpoints on the device.
+    The start's layers become the exported backbone (its original sha256 recorded), the teacher (on another
+    backbone here, as mpnet is for MiniLM) a full checkpoint in fp16 that scores as the original."""
+    import torch
+    from safetensors.torch import load_file
+
+    from coherence_metric import CoherenceScorer
+    from coherence_metric.models.checkpoint import load_checkpoint
+    from coherence_metric.models.checkpoint_config import read_checkpoint_config
+
+    start = _start_checkpoint(tiny_bert_dir, tmp_path / "start")
+    out = tmp_path / "gpu"
+    manifest = export_inputs(_pointwise_recipe(tmp_path, tiny_bert_dir), out, {
+        "model.init_checkpoint": str(start), "objective.score_teacher": str(xlnet_checkpoint),
+        "objective.score_distil_weight": 1.0}, documents=_documents(), dev_data=_dev_data())
+    assert manifest["carried"]["start"] == {"name": str(start),
+                                            "fingerprint": read_checkpoint_config(start).fingerprint()}
+    assert manifest["carried"]["teacher"] == {"name": str(xlnet_checkpoint), "parts": [],
+                                              "fingerprint": read_checkpoint_config(xlnet_checkpoint).fingerprint()}
+    assert manifest["backbone"]["sha256"] == sha256_of_file(tiny_bert_dir / "model.safetensors")
+    started = load_checkpoint(start).model
+    exported = load_file(str(out / "backbone" / "model.safetensors"))
+    top = [name for name, parameter in started.backbone.named_parameters() if "layer.1." in name]
+    assert top and all(torch.equal(exported[name], started.backbone.state_dict()[name].half()) for name in top)
+    original = load_file(str(tiny_bert_dir / "model.safetensors"))
+    assert not torch.equal(exported[top[0]], original[top[0]].half())  # the start's layer, not the backbone's
+    assert torch.equal(load_file(str(out / "start_head.safetensors"))["weight"], started.head.weight)
+    texts = [["The river rose overnight.", "By morning the bridge was closed."], ["A short one."]]
+    carried = CoherenceScorer(str(out / "teacher"), dtype="fp32").score(texts).scores
+    assert carried == pytest.approx(CoherenceScorer(str(xlnet_checkpoint), dtype="fp32").score(texts).scores,
+                                    abs=2e-3)
+    with pytest.raises(InputError, match="stands on backbone"):
+        export_inputs(_pointwise_recipe(tmp_path, tiny_bert_dir), tmp_path / "other",
+                      {"model.init_checkpoint": str(xlnet_checkpoint)}, documents=_documents(), dev_data=_dev_data())
 
 
 def test_the_size_report_names_the_large_tracked_files_and_a_carried_folder_git_does_not_ignore(
@@ -237,6 +293,62 @@ def test_a_pointwise_recipe_goes_out_trains_on_the_device_and_comes_back_as_a_ch
     (device_out / result["archive"]["parts"][0]).write_bytes(b"not the archive")
     done = runner.invoke(train, ["unpack-gpu-outputs", str(device_out), "--output", str(tmp_path / "x")])
     assert done.exit_code == 2 and "another sha256 than the device packed" in done.output
+
+
+def test_on_the_device_the_start_is_where_training_begins_and_the_split_teacher_is_joined_checked_and_learned(
+        tiny_bert_dir: Path, xlnet_checkpoint: Path, tmp_path: Path) -> None:
+    from coherence_metric.models.checkpoint import load_checkpoint
+    from coherence_metric.training.evaluation import score_documents
+    from coherence_metric.training.pointwise.dev_report import dev_documents
+
+    start = _start_checkpoint(tiny_bert_dir, tmp_path / "start")
+    inputs = tmp_path / "gpu"
+    teacher_bytes = transfer.folder_bytes(xlnet_checkpoint / "backbone" / "model.safetensors") // 2
+    manifest = export_inputs(_pointwise_recipe(tmp_path, tiny_bert_dir), inputs, {
+        "model.init_checkpoint": str(start), "objective.score_teacher": str(xlnet_checkpoint),
+        "objective.score_distil_weight": 1.0}, split_mb=(teacher_bytes // 2) / transfer.MIB,
+        documents=_documents(), dev_data=_dev_data())
+    teacher_parts = manifest["carried"]["teacher"]["parts"]
+    assert teacher_parts == [f"gpu-teacher-part{index}" for index in range(1, len(teacher_parts) + 1)]
+    assert len(teacher_parts) >= 2 and set(manifest["sizes"]) == {"gpu", *manifest["backbone"]["parts"],
+                                                                  *teacher_parts}
+    copied = tmp_path / "copied"  # the earlier calls' parts, all in one folder there; the last call carries its own
+    copied.mkdir()
+    for name in [*manifest["backbone"]["parts"], *teacher_parts[:-1]]:
+        for part in (tmp_path / name).iterdir():
+            part.rename(copied / part.name)
+    assert len(list(copied.iterdir())) == len(manifest["backbone"]["parts"]) + len(teacher_parts) - 1
+    together = manifest["sizes"]["gpu"] + manifest["sizes"][teacher_parts[-1]]
+    assert (f"the last also carries gpu ({transfer.mib(together)} together)"
+            in size_report(inputs, manifest, root=tmp_path)[-1])
+    result = run_on_device(inputs, tmp_path / "OUT", tmp_path / "work", 300.0,
+                           [("taught", {}), ("control", {"objective.score_teacher": None,
+                                                         "objective.score_distil_weight": 0.0})],
+                           {"loop.max_steps": 2, "loop.eval_every": 2}, workers=0, fit_steps=False, device="cpu",
+                           parts=[copied])
+    assert not (inputs / "teacher" / "backbone" / "parts.json").exists()  # the checkpoint lists what it holds
+    logs = {name: [json.loads(line) for line in (tmp_path / "work" / name / "loop" / "log.jsonl").read_text(
+        encoding="utf-8").splitlines()] for name in ("taught", "control")}
+    assert any("score_distillation" in record for record in logs["taught"])
+    assert not any("score_distillation" in record for record in logs["control"])
+    # Step 0 scores every dev text with the model as started: the start's, to fp16 rounding.
+    with gzip.open(tmp_path / "work" / "taught" / "scores-0.json.gz", "rt", encoding="utf-8") as handle:
+        at_start = json.load(handle)
+    started = load_checkpoint(start)
+    for key, texts in dev_documents(_dev_data()).items():
+        expected = score_documents(started.model, started.tokenizer, texts, 64)
+        assert at_start[key] == pytest.approx([float(value) for value in expected], abs=5e-3)
+    snapshot = read_checkpoint_config(tmp_path / "work" / "taught" / "step-2")
+    assert snapshot.training["recipe"]["model"]["init_checkpoint"] == str(start)
+    assert snapshot.training["recipe"]["objective"]["score_teacher"] == str(xlnet_checkpoint)
+    assert snapshot.training["carried"] == manifest["carried"]
+    assert read_checkpoint_config(tmp_path / "work" / "control" / "step-2").training["carried"] == {
+        "start": manifest["carried"]["start"]}
+    assert {pick["name"] for pick in result["picks"]} >= {"taught-step-2", "control-step-2"}
+    with pytest.raises(InputError, match="score_teacher is 'accurate', but the export carried"):
+        run_on_device(inputs, tmp_path / "OUT2", tmp_path / "work2", 300.0, [("other", {
+            "objective.score_teacher": "accurate"})], {"loop.max_steps": 1}, workers=0, fit_steps=False,
+            device="cpu", parts=[copied])
 
 
 @pytest.mark.slow

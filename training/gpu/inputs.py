@@ -15,9 +15,18 @@ Hub. This writes, in one folder (an ignored one, which the device call carries):
   The checkpoints the device writes record the original file's sha256, and their frozen weights are read from that
   file where they load; fp16 rounding of a frozen matrix is far below the bf16 noise of training itself.
 
+The checkpoints a pointwise recipe reads travel too (issue 52 item 2: the default taught by the accurate tier at GPU
+scale), since the device has no installed checkpoint and no backbone but the exported one:
+
+- ``model.init_checkpoint``: its layers, in fp16, are the exported ``backbone/`` (the start stands on the recipe's
+  backbone, so the recorded sha256 stays the original's, and its frozen embeddings are that file's), and its head is
+  ``start_head.safetensors``;
+- ``objective.score_teacher``: ``teacher/``, a full checkpoint with the teacher's weights in fp16 (an adapter merged
+  into its backbone: all-mpnet-base-v2's 209 MiB), which the device loads, verifies and reads back in fp32.
+
 Weights over one call's transfer (all-mpnet-base-v2's fp16 weights: 209 MiB) are split with ``split_mb`` into
-folders ``<out>-part1``, ``<out>-part2``, ... that travel one per call to one warm machine; ``on-device --parts``
-joins them there, every part's sha256 and the whole file's checked.
+folders ``<out>-part1``, ``<out>-part2``, ... (a teacher's into ``<out>-teacher-part1``, ...) that travel one per
+call to one warm machine; ``on-device --parts`` joins them there, every part's sha256 and the whole file's checked.
 """
 
 from __future__ import annotations
@@ -30,7 +39,7 @@ import pickle
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from coherence_metric.errors import InputError
 from coherence_metric.models.checkpoint_config import sha256_of_file
@@ -38,6 +47,9 @@ from coherence_metric.models.checkpoint_config import sha256_of_file
 from ..families import recipe_family
 from ..model_setup import backbone_folder as find_backbone_folder
 from . import transfer
+
+if TYPE_CHECKING:
+    import torch
 
 INPUTS_FILE = "inputs.json"
 BACKBONE_DIR = "backbone"
@@ -48,6 +60,13 @@ DEV_DATA_FILE = "dev_data.pkl"
 DEV_SETS_FILE = "dev_sets.json"
 #: A trained transition model's head, packed by ``--continue-from`` (its layers are in ``backbone/``).
 HEAD_FILE = "head.safetensors"
+#: A pointwise recipe's ``model.init_checkpoint``: its head (its layers are in ``backbone/``).
+START_HEAD_FILE = "start_head.safetensors"
+#: A pointwise recipe's ``objective.score_teacher``: a full checkpoint, its weights in fp16.
+TEACHER_DIR = "teacher"
+#: What a teacher's weight parts are called: ``<out>-teacher-partN`` folders holding ``teacher-model.safetensors.partN``
+#: (the backbone's parts are ``model.safetensors.partN``; both are copied to one folder on the device).
+TEACHER_PARTS = "teacher"
 #: The families this route trains.
 DEVICE_FAMILIES = ("pointwise", "transition_model")
 #: A backbone folder's weight files (none travels but ``model.safetensors``, in fp16).
@@ -56,10 +75,12 @@ WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth", ".h5", ".msgpack", ".o
 SMALL_FILE = 5 * transfer.MIB
 
 
-def export_backbone(out: Path, name: str, folder: Path, split_mb: float = 0.0) -> Dict[str, Any]:
-    """The backbone in ``folder`` into ``out/backbone``: its config and tokenizer files, and its weights in fp16
-    without the pooler (split into ``<out>-partN`` folders of at most ``split_mb`` MiB when that is set). Returns
-    the record ``inputs.json`` keeps: the name, the original weights' sha256 and the parts' folders."""
+def export_backbone(out: Path, name: str, folder: Path, split_mb: float = 0.0,
+                    weights_over: Optional[Dict[str, "torch.Tensor"]] = None) -> Dict[str, Any]:
+    """The backbone in ``folder`` into ``out/backbone``: its config and tokenizer files, and its weights (those of
+    ``weights_over`` when given: a start checkpoint's layers over the same backbone) in fp16 without the pooler
+    (split into ``<out>-partN`` folders of at most ``split_mb`` MiB when that is set). Returns the record
+    ``inputs.json`` keeps: the name, the original weights' sha256 and the parts' folders."""
     import torch
     from safetensors.torch import load_file, save_file
 
@@ -71,7 +92,7 @@ def export_backbone(out: Path, name: str, folder: Path, split_mb: float = 0.0) -
     for path in sorted(folder.iterdir()):
         if path.is_file() and not path.name.endswith(WEIGHT_SUFFIXES) and path.stat().st_size <= SMALL_FILE:
             shutil.copyfile(path, target / path.name)
-    tensors = load_file(str(weights))
+    tensors = load_file(str(weights)) if weights_over is None else weights_over
     # The pooler is never read (pooling reads the hidden states): left out of the transfer.
     half = {key: tensor.to(torch.float16) if tensor.is_floating_point() else tensor
             for key, tensor in tensors.items() if not key.startswith("pooler.")}
@@ -84,15 +105,69 @@ def export_backbone(out: Path, name: str, folder: Path, split_mb: float = 0.0) -
 
 
 def _refuse_what_cannot_travel(recipe: Any, where: str) -> None:
-    """A pointwise recipe that reads a checkpoint (a start, a score teacher, a boundary teacher): the device has
-    none of the installed checkpoints."""
-    reads = [(recipe.model.init_checkpoint, "model.init_checkpoint"),
-             (recipe.objective.score_teacher, "objective.score_teacher"),
-             (recipe.objective.boundary_teacher if recipe.objective.boundary else None, "objective.boundary_teacher")]
-    named = [key for value, key in reads if value]
-    if named:
-        raise InputError(f"{where}: {', '.join(named)} names a checkpoint, which the device machine does not have: "
-                         "train that recipe here, or set it to null")
+    """A pointwise recipe with a boundary teacher (a transition model): the device has none of the installed
+    checkpoints, and this route carries a start and a score teacher only."""
+    if recipe.objective.boundary and recipe.objective.boundary_teacher:
+        raise InputError(f"{where}: objective.boundary_teacher names a transition model, which the device machine "
+                         "does not have and this route does not carry: train that recipe here")
+
+
+def start_weights(recipe: Any, folder: Path) -> Dict[str, Any]:
+    """``model.init_checkpoint`` as it travels: its backbone tensors (over the recipe's backbone in ``folder``, which
+    it must stand on), its head tensors and the record ``inputs.json`` keeps (name, fingerprint).
+
+    Raises:
+        InputError: a start on another backbone, with a sentence-level term, or cut to fewer layers.
+    """
+    from coherence_metric.models.checkpoint_config import BackboneSpec, read_checkpoint_config
+    from coherence_metric.models.model import CoherenceModel
+    from coherence_metric.models.registry import resolve_model
+
+    from ..model_setup import start_from_checkpoint
+
+    name = recipe.model.init_checkpoint
+    model = CoherenceModel.from_backbone(folder, pooling=recipe.model.pooling, max_length=recipe.model.max_length)
+    model.backbone_spec = BackboneSpec(name_or_path=recipe.model.backbone, revision=recipe.model.backbone_revision,
+                                       model_type=model.backbone_spec.model_type,
+                                       weights_sha256=sha256_of_file(folder / "model.safetensors"))
+    start_from_checkpoint(model, name)  # refuses another backbone or a sentence-level term, in one line
+    if model.num_layers is not None:
+        raise InputError(f"model.init_checkpoint {name!r} is cut to {model.num_layers} layers, which this route "
+                         "does not carry: train that recipe here")
+    resolved = resolve_model(name, local_files_only=True)
+    return {"backbone": model.backbone.state_dict(),
+            "head": {"weight": model.head.weight.detach().float().contiguous(),
+                     "bias": model.head.bias.detach().float().contiguous()},
+            "record": {"name": name, "fingerprint": read_checkpoint_config(resolved.folder).fingerprint()}}
+
+
+def export_teacher(out: Path, name: str, split_mb: float = 0.0) -> Dict[str, Any]:
+    """``objective.score_teacher`` into ``out/teacher``: a full checkpoint (an adapter merged into its backbone),
+    its weights in fp16, split into ``<out>-teacher-partN`` folders when ``split_mb`` is set. Returns the record
+    ``inputs.json`` keeps: name, fingerprint, parts."""
+    from coherence_metric.models.checkpoint import load_checkpoint, save_checkpoint
+    from coherence_metric.models.registry import resolve_model
+
+    from ..pointwise.objective import refuse_added_terms
+
+    loaded = load_checkpoint(resolve_model(name, local_files_only=True).folder)
+    refuse_added_terms(name, loaded.model)
+    loaded.model.backbone.half()  # load_encoder reads it back in fp32 there; fp16 rounding moved 70 dev scores <= 0.0034
+    target = out / TEACHER_DIR
+    save_checkpoint(loaded.model, target, loaded.tokenizer, flavour="full",
+                    training={"carried_from": name, "carried_fingerprint": loaded.config.fingerprint()})
+    record: Dict[str, Any] = {"name": name, "fingerprint": loaded.config.fingerprint(), "parts": []}
+    if split_mb > 0:
+        parts = transfer.split_into_folders(target / BACKBONE_DIR / "model.safetensors", out.parent / f"{out.name}-"
+                                            f"{TEACHER_PARTS}", int(split_mb * transfer.MIB), label=f"{TEACHER_PARTS}-")
+        record["parts"] = [part.parent.name for part in parts]
+    return record
+
+
+def carried_parts(manifest: Dict[str, Any]) -> List[str]:
+    """Every part folder of an export, in the order the calls carry them: the backbone's, then a teacher's."""
+    teacher = manifest.get("carried", {}).get("teacher") or {}
+    return [*manifest["backbone"]["parts"], *teacher.get("parts", [])]
 
 
 def export_pointwise(out: Path, values: Dict[str, Any], where: str, max_sentences: int = 40,
@@ -121,12 +196,21 @@ def export_pointwise(out: Path, values: Dict[str, Any], where: str, max_sentence
     with open(out / DEV_DATA_FILE, "wb") as binary:
         pickle.dump(dev_data, binary)
     folder = backbone or find_backbone_folder(recipe.model.backbone, recipe.model.backbone_revision)
-    record = export_backbone(out, recipe.model.backbone, folder, split_mb)
+    carried: Dict[str, Any] = {}
+    start = start_weights(recipe, folder) if recipe.model.init_checkpoint else None
+    if start is not None:
+        from safetensors.torch import save_file
+
+        save_file(start["head"], str(out / START_HEAD_FILE))
+        carried["start"] = start["record"]
+    record = export_backbone(out, recipe.model.backbone, folder, split_mb, start and start["backbone"])
     record["revision"] = recipe.model.backbone_revision
+    if recipe.objective.score_teacher:
+        carried["teacher"] = export_teacher(out, recipe.objective.score_teacher, split_mb)
     counts: Dict[str, int] = {}
     for item in packed["train"]:
         counts[item["source"]] = counts.get(item["source"], 0) + 1
-    return {"family": "pointwise", "recipe": values, "backbone": record,
+    return {"family": "pointwise", "recipe": values, "backbone": record, "carried": carried,
             "documents": {"train": counts, "dev": len(packed["dev"]), "max_sentences": max_sentences}}
 
 
@@ -178,7 +262,7 @@ def export_inputs(recipe_path: Path, out: Path, overrides: Optional[Dict[str, An
     with ``sizes`` (bytes per carried folder). ``stand_ins``: ``documents``, ``dev_data`` / ``dev_sets`` (tests).
 
     Raises:
-        InputError: a family this route does not train, a recipe that reads a checkpoint, options of another family,
+        InputError: a family this route does not train, a recipe with a boundary teacher, options of another family,
             or a carried folder over the limit (the export stays, for a look).
     """
     from ..config import read_recipe_mapping
@@ -193,7 +277,8 @@ def export_inputs(recipe_path: Path, out: Path, overrides: Optional[Dict[str, An
                          f"(it trains {' and '.join(DEVICE_FAMILIES)} recipes)")
     if out.exists() and any(out.iterdir()) and not (out / INPUTS_FILE).is_file():
         raise InputError(f"{out} holds other files: name a new or empty folder (an ignored one, e.g. under .dev/)")
-    parts = [folder for folder in out.parent.glob(f"{out.name}-part*")  # an earlier export's parts
+    parts = [folder for pattern in (f"{out.name}-part*", f"{out.name}-{TEACHER_PARTS}-part*")  # an earlier export's
+             for folder in out.parent.glob(pattern)
              if folder.is_dir() and all(".part" in path.name for path in folder.iterdir())]
     for stale in [out, *parts]:
         if stale.is_dir():
@@ -212,8 +297,11 @@ def export_inputs(recipe_path: Path, out: Path, overrides: Optional[Dict[str, An
                                       stand_ins.get("dev_sets"), backbone, continue_from)
     (out / INPUTS_FILE).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     sizes = {out.name: transfer.folder_bytes(out)}
-    sizes.update({name: transfer.folder_bytes(out.parent / name) for name in manifest["backbone"]["parts"]})
+    sizes.update({name: transfer.folder_bytes(out.parent / name) for name in carried_parts(manifest)})
     over = [f"{name} ({transfer.mib(size)})" for name, size in sizes.items() if size > limit]
+    travelling = carried_parts(manifest)
+    if travelling and sizes[out.name] + sizes[travelling[-1]] > limit:  # the last call carries both
+        over.append(f"{out.name} with {travelling[-1]} ({transfer.mib(sizes[out.name] + sizes[travelling[-1]])})")
     if over:
         hint = ("fewer documents (--set data.train_documents=N), or --split-mb 55 to send the backbone's weights "
                 "in parts" if not split_mb else "a smaller --split-mb")
@@ -225,16 +313,19 @@ def size_report(out: Path, manifest: Dict[str, Any], root: Optional[Path] = None
     """Lines that say what each call carries and what the working tree adds: the call is refused over 64 MiB."""
     sizes = manifest["sizes"]
     lines = [f"{name}: {transfer.mib(size)}" for name, size in sizes.items()]
-    parts = manifest["backbone"]["parts"]
+    parts = carried_parts(manifest)
+    largest_call = max(sizes.values())
     if parts:
+        last = sizes[out.name] + sizes[parts[-1]]
+        largest_call = max(largest_call, last)
         lines.append(f"{len(parts)} calls on one warm machine carry {', '.join(parts)} in turn (each copied to the "
-                     f"same folder there); the last also carries {out.name} and runs `on-device --parts`")
+                     f"same folder there); the last also carries {out.name} ({transfer.mib(last)} together) and runs "
+                     "`on-device --parts`")
     root = root or Path(__file__).resolve().parents[2]
     tree = transfer.travelling_tree(root)
     if tree is None:
         return lines
     total, large = tree
-    largest_call = max(sizes.values())
     lines.append(f"the working tree adds {transfer.mib(total)}: with the largest carried folder "
                  f"{transfer.mib(total + largest_call)} of the {transfer.mib(transfer.TRANSFER_LIMIT)} a call moves")
     if total + largest_call > transfer.TRANSFER_LIMIT and large:
@@ -258,5 +349,5 @@ def size_report(out: Path, manifest: Dict[str, Any], root: Optional[Path] = None
 
 
 __all__ = ["BACKBONE_DIR", "DEVICE_FAMILIES", "DEV_DATA_FILE", "DEV_SETS_FILE", "DOCUMENTS_FILE", "HEAD_FILE",
-           "INPUTS_FILE", "export_backbone", "export_inputs", "export_pointwise", "export_transitions",
-           "size_report"]
+           "INPUTS_FILE", "START_HEAD_FILE", "TEACHER_DIR", "carried_parts", "export_backbone", "export_inputs",
+           "export_pointwise", "export_teacher", "export_transitions", "size_report", "start_weights"]

@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from coherence_metric.errors import InputError
 
 from . import transfer
-from .inputs import BACKBONE_DIR, INPUTS_FILE
+from .inputs import BACKBONE_DIR, INPUTS_FILE, TEACHER_DIR
 
 RESULT_FILE = "result.json"
 LOGS_FILE = "logs.tar.gz"
@@ -45,12 +45,18 @@ def read_manifest(inputs: Path) -> Dict[str, Any]:
 
 
 def join_backbone(inputs: Path, manifest: Dict[str, Any], parts: Sequence[Path]) -> None:
-    """Join the backbone's weights from their parts when it was exported in parts (``parts``: the folders the
-    earlier calls copied them to; the part folders carried by this call, beside ``inputs``, are searched too)."""
-    names = manifest["backbone"]["parts"]
-    if not names or (inputs / BACKBONE_DIR / "model.safetensors").is_file():
-        return
-    transfer.join_parts(inputs / BACKBONE_DIR, [*parts, *(inputs.parent / name for name in names)])
+    """Join the backbone's weights, and a carried teacher's, from their parts when they were exported in parts
+    (``parts``: the folders the earlier calls copied them to; the part folders carried by this call, beside
+    ``inputs``, are searched too). The teacher's parts list goes once its file is whole: its checkpoint lists every
+    file it holds, and loading refuses one it does not."""
+    teacher = manifest.get("carried", {}).get("teacher") or {}
+    for folder, names in ((inputs / BACKBONE_DIR, manifest["backbone"]["parts"]),
+                          (inputs / TEACHER_DIR / BACKBONE_DIR, teacher.get("parts", []))):
+        if not names or (folder / "model.safetensors").is_file():
+            continue
+        transfer.join_parts(folder, [*parts, *(inputs.parent / name for name in names)])
+        if folder.parent.name == TEACHER_DIR:
+            (folder / transfer.PARTS_FILE).unlink()
 
 
 def _pack_logs(work: Path, variants: Sequence[str], out: Path) -> None:

@@ -122,9 +122,11 @@ def train_variant(name: str, inputs: Path, manifest: Dict[str, Any], work: Path,
         packed = json.load(handle)
     with open(inputs / DEV_DATA_FILE, "rb") as binary:  # written by export-gpu-inputs in this same workflow
         dev_data = pickle.load(binary)
-    values = apply_overrides(json.loads(json.dumps(manifest["recipe"])), {
-        **overrides, "model.backbone": str(inputs / BACKBONE_DIR), "model.backbone_revision": None,
-        "loop.output_dir": str(work / name / "loop")})
+    values = apply_overrides(json.loads(json.dumps(manifest["recipe"])), overrides)
+    named = carried_checkpoints(values, manifest, inputs, name)
+    recorded = recipe_module.recipe_from_mapping(json.loads(json.dumps(values)), f"variant {name}")
+    values = apply_overrides(values, {**named, "model.backbone": str(inputs / BACKBONE_DIR),
+                                      "model.backbone_revision": None, "loop.output_dir": str(work / name / "loop")})
     recipe = recipe_module.recipe_from_mapping(values, f"variant {name}")
 
     def documents(split: str) -> List[Document]:
@@ -134,14 +136,29 @@ def train_variant(name: str, inputs: Path, manifest: Dict[str, Any], work: Path,
     train = documents("train")
     prefetcher = Prefetcher(train, recipe.data, recipe.objective, workers) if workers else None
     model, tokenizer = recipe_module.build_model(recipe)
+    if "model.init_checkpoint" in named:  # the start's layers are the exported backbone; its head is beside it
+        from safetensors.torch import load_file
+
+        from .inputs import START_HEAD_FILE
+
+        model.head.load_state_dict(load_file(str(inputs / START_HEAD_FILE)))
     backbone = manifest["backbone"]
     model.backbone_spec = replace(model.backbone_spec, name_or_path=backbone["name"],
                                   revision=backbone.get("revision"), weights_sha256=backbone["sha256"])
-    info = {"objective": "pointwise", "family": "pointwise", "seed": recipe.loop.seed, "recipe": asdict(recipe),
+    # The checkpoints record the recipe as written (the start and the teacher by name), not the device's paths.
+    written = {**asdict(recipe), "model": {**asdict(recipe.model), "backbone": recorded.model.backbone,
+                                           "backbone_revision": recorded.model.backbone_revision,
+                                           "init_checkpoint": recorded.model.init_checkpoint},
+               "objective": {**asdict(recipe.objective), "score_teacher": recorded.objective.score_teacher}}
+    info = {"objective": "pointwise", "family": "pointwise", "seed": recipe.loop.seed, "recipe": written,
             "variant": name, "trained_on": "gpu" if recipe.model.device.startswith("cuda") else recipe.model.device}
+    used = [what for key, what in (("model.init_checkpoint", "start"), ("objective.score_teacher", "teacher"))
+            if key in named]
+    if used:  # their names and fingerprints, as exported
+        info["carried"] = {what: manifest["carried"][what] for what in used}
     objective = PointwiseObjective(model, tokenizer, train, documents("dev"), recipe.data,
                                    recipe.objective, recipe.model.max_length, recipe.loop.lr, info)
-    loop = ObjectiveLoop(objective, recipe.loop, recipe=asdict(recipe), progress=False)
+    loop = ObjectiveLoop(objective, recipe.loop, recipe=written, progress=False)
     evaluate, batch = objective.evaluate, (prefetcher.batch if prefetcher else objective.batch)
     started = time.time()
     timing: Dict[str, float] = {}
@@ -188,6 +205,35 @@ def train_variant(name: str, inputs: Path, manifest: Dict[str, Any], work: Path,
             prefetcher.close()
 
 
+def carried_checkpoints(values: Dict[str, Any], manifest: Dict[str, Any], inputs: Path, variant: str
+                        ) -> Dict[str, Any]:
+    """The overrides that point a variant's ``model.init_checkpoint`` and ``objective.score_teacher`` at what the
+    export carried (the start: none, its layers are the backbone; the teacher: its folder). A variant may drop
+    either (a control run without the teacher), never name one that did not travel.
+
+    Raises:
+        InputError: a variant naming a checkpoint the export did not carry.
+    """
+    from coherence_metric.errors import InputError
+
+    from .inputs import TEACHER_DIR
+
+    carried = manifest.get("carried", {})
+    named: Dict[str, Any] = {}
+    for key, what, replacement in (("model.init_checkpoint", "start", None),
+                                   ("objective.score_teacher", "teacher", str(inputs / TEACHER_DIR))):
+        section, field = key.split(".")
+        value = (values.get(section) or {}).get(field)
+        if not value:
+            continue
+        if what not in carried or carried[what]["name"] != value:
+            travelled = carried[what]["name"] if what in carried else "none"
+            raise InputError(f"variant {variant}: {key} is {value!r}, but the export carried {travelled}: export "
+                             "the recipe with that checkpoint")
+        named[key] = replacement
+    return named
+
+
 def choose(records: Sequence[Dict[str, Any]]) -> List[Dict[str, Any]]:
     """The snapshots worth bringing back, best first: the best human_dev dev-select mean among those whose first
     sentence beats the whole in at most 60% of dev texts with own-shuffle accuracy of at least 0.75 (the ship rule's
@@ -227,4 +273,5 @@ def run_variants(inputs: Path, manifest: Dict[str, Any], work: Path, seconds: fl
     return records
 
 
-__all__ = ["Deadline", "Prefetcher", "choose", "dev_numbers", "fitted_steps", "run_variants", "train_variant"]
+__all__ = ["Deadline", "Prefetcher", "carried_checkpoints", "choose", "dev_numbers", "fitted_steps", "run_variants",
+           "train_variant"]

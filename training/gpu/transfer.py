@@ -51,9 +51,10 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def split_into_folders(path: Path, base: Path, part_bytes: int) -> List[Path]:
-    """Move the file ``path`` into parts of at most ``part_bytes``, each alone in a folder ``<base>-partN`` (one
-    carried per call); ``parts.json`` beside ``path`` records the parts' names and sha256 and the whole file's."""
+def split_into_folders(path: Path, base: Path, part_bytes: int, label: str = "") -> List[Path]:
+    """Move the file ``path`` into parts ``<label><name>.partN`` of at most ``part_bytes``, each alone in a folder
+    ``<base>-partN`` (one carried per call; ``label`` keeps apart the parts of two files of one name, which the device
+    copies to one folder); ``parts.json`` beside ``path`` records the parts' names and sha256 and the whole file's."""
     data = path.read_bytes()
     parts, records = [], []
     for index, start in enumerate(range(0, len(data), part_bytes), start=1):
@@ -61,7 +62,7 @@ def split_into_folders(path: Path, base: Path, part_bytes: int) -> List[Path]:
         if folder.exists():
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
-        part = folder / f"{path.name}.part{index}"
+        part = folder / f"{label}{path.name}.part{index}"
         part.write_bytes(data[start:start + part_bytes])
         parts.append(part)
         records.append({"name": part.name, "sha256": sha256_bytes(data[start:start + part_bytes])})

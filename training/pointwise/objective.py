@@ -210,6 +210,18 @@ class ScoreTeacher:
     max_length: int
 
 
+def refuse_added_terms(name: str, teacher: CoherenceModel) -> None:
+    """Refuse a teacher whose score adds a term to the document pass, which a student could not learn from it.
+
+    Raises:
+        InputError: naming the checkpoint.
+    """
+    if (teacher.sentence_scorer is not None or teacher.cohesion_weight is not None
+            or teacher.local_weight is not None or teacher.transition_term is not None):
+        raise InputError(f"objective.score_teacher {name!r} adds a term to its document score, which the student "
+                         "could not learn from the document pass: name its base checkpoint")
+
+
 def load_score_teacher(name: str, student: CoherenceModel, student_tokenizer: Any,
                        student_max_length: int) -> ScoreTeacher:
     """The frozen, eval-mode document model of checkpoint ``name``, on the student's device. It must score with the
@@ -217,10 +229,7 @@ def load_score_teacher(name: str, student: CoherenceModel, student_tokenizer: An
     tokenizer and ``max_length``, so an mpnet teacher can teach a MiniLM student."""
     loaded = load_checkpoint(resolve_model(name, local_files_only=True).folder)
     teacher = loaded.model
-    if (teacher.sentence_scorer is not None or teacher.cohesion_weight is not None
-            or teacher.local_weight is not None or teacher.transition_term is not None):
-        raise InputError(f"objective.score_teacher {name!r} adds a term to its document score, which the student "
-                         "could not learn from the document pass: name its base checkpoint")
+    refuse_added_terms(name, teacher)
     teacher.eval().requires_grad_(False)
     same = teacher.backbone_spec.weights_sha256 == student.backbone_spec.weights_sha256
     return ScoreTeacher(teacher.to(next(student.parameters()).device),
