@@ -69,7 +69,8 @@ RATED_SUITES = ("summeval-correlation", "human-dev")
                    "(CoheSentia's GPT-3 stories with the sentences people marked, and explain's calibrated flags) "
                    "[default: test].")
 @click.option("--progress/--quiet", default=None,
-              help="Progress bars on stderr [default: when stderr is a terminal]; --quiet: none.")
+              help="Progress bars on stderr [default: when stderr is a terminal; otherwise (nohup, a job log) the "
+                   "timestamped lines of --verbose]; --quiet: neither.")
 @click.option("--no-progress", "no_progress_alias", is_flag=True, hidden=True, help="The old name of --quiet.")
 @click.option("--verbose", "-v", is_flag=True, help="Log each test set's result to stderr as it finishes.")
 def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Path], seed: Optional[int],
@@ -97,7 +98,8 @@ def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Pa
     settings = RunSettings(model=model, limit=limit, seed=seed or 0, batch_size=batch_size, device=device,
                            dtype=dtype, baselines=baselines, use_cache=not no_cache, cache_dir=cache_dir,
                            out_dir=out_dir, progress=sys.stderr.isatty() if progress is None else progress)
-    with _logging_to_stderr(verbose):
+    # A run hours long under nohup or in a job log has no bar: it says what it finished instead of nothing.
+    with _logging_to_stderr(verbose or (progress is None and not sys.stderr.isatty())):
         if name == "discoeval":
             _discoeval(settings, encoder, tasks, seed)
             return

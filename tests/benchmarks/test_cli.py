@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -81,6 +82,20 @@ def test_the_probes_suite_prints_the_table_and_writes_the_reports(bert_checkpoin
     data = json.loads((tmp_path / "out" / "probes_limit2.json").read_text(encoding="utf-8"))
     assert len(data["test_sets"]) == 8 and [s["name"] for s in data["systems"]] == [data["model"]["label"]]
     assert (tmp_path / "out" / "probes_limit2.png").is_file() and (tmp_path / "out" / "probes_limit2.md").is_file()
+
+
+def test_a_run_without_a_terminal_logs_each_finished_set_unless_quiet(bert_checkpoint, shared_data, tmp_path):
+    """Under nohup or in a job log there is no bar: without --quiet the run logs each set as --verbose does, so a
+    suite hours long is not silent until it ends."""
+    common = ["--model", str(bert_checkpoint), "--suite", "probes", "--limit", "2", "--no-baselines",
+              "--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache")]
+    logged = _invoke(*common)  # CliRunner's stderr is not a terminal
+    assert logged.exit_code == 0, logged.output
+    lines = [line for line in logged.stderr.splitlines() if "PROBE-to_negation |" in line]
+    assert len(lines) == 1 and re.match(r"\d\d:\d\d:\d\d PROBE-to_negation \| ", lines[0]), logged.stderr
+    quiet = _invoke(*common, "--quiet")
+    assert quiet.exit_code == 0 and "PROBE-" not in quiet.stderr, quiet.stderr
+    assert "| PROBE-to_negation (Negation) | 2 | accuracy % |" in quiet.stdout  # the report is printed either way
 
 
 @pytest.mark.slow
