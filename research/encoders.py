@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Union
 import numpy as np
 
 from coherence_metric.errors import InputError
+from coherence_metric.scoring.batching import pad_to_width
 
 logger = logging.getLogger("coherence_metric.benchmarks")
 
@@ -126,9 +127,8 @@ class HuggingFaceEncoder:
         with torch.inference_mode():
             for number, start in enumerate(batches, start=1):
                 rows = order[start:start + self.batch_size]
-                batch = self._tokenizer.pad({"input_ids": [ids[i] for i in rows],
-                                             "attention_mask": [encoded["attention_mask"][i] for i in rows]},
-                                            return_tensors="pt")
+                rows_ids = [ids[i] for i in rows]
+                batch = pad_to_width(self._tokenizer, rows_ids, max(len(row) for row in rows_ids))
                 batch = {key: value.to(self.device) for key, value in batch.items()}
                 vectors = self._pool(batch).float().cpu().numpy()
                 if output is None:

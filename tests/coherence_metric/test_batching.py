@@ -43,7 +43,7 @@ def test_pad_batch_gives_the_tensors_the_tokenizers_own_padding_gives(backbone, 
     with its own pad id; a different pad side or id would move every score of a batch with mixed lengths."""
     from transformers import AutoTokenizer
 
-    from coherence_metric.scoring.batching import pad_batch
+    from coherence_metric.scoring.batching import pad_batch, pad_to_width
 
     tokenizer = AutoTokenizer.from_pretrained(str(request.getfixturevalue(backbone)))
     texts = ["A short one.", "A somewhat longer text of two sentences. It goes on and on.", "Mid length, this."]
@@ -57,3 +57,8 @@ def test_pad_batch_gives_the_tensors_the_tokenizers_own_padding_gives(backbone, 
         assert padded[key].dtype == expected[key].dtype
         assert padded[key].tolist() == expected[key].tolist(), key
     assert (tokenizer.padding_side == "left") == (backbone == "tiny_xlnet_dir")
+    # Padding to the longest sequence, as training and the research encoders do: tokenizer.pad's tensors too.
+    longest = max(map(len, sequences))
+    expected = tokenizer.pad({"input_ids": sequences}, padding="max_length", max_length=longest, return_tensors="pt")
+    exact = pad_to_width(tokenizer, sequences, longest)
+    assert all(exact[key].tolist() == expected[key].tolist() for key in ("input_ids", "attention_mask"))

@@ -21,6 +21,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 import torch
 
 from coherence_metric.errors import InputError
+from coherence_metric.scoring.batching import pad_to_width
 from coherence_metric.scoring.runtime import autocast_context
 from coherence_metric.scoring.transition_pass import PAIR_MAX_LENGTH, encode_pairs, transition_values
 
@@ -210,8 +211,7 @@ def train_step(model: Any, tokenizer: Any, optimizer: torch.optim.Optimizer, bat
         group["lr"] = group["base_lr"] * _lr_factor(step, train)
     model.train()
     ids = encode_pairs(tokenizer, [pair for pair, _ in batch])
-    width = max(len(sequence) for sequence in ids)
-    padded = tokenizer.pad({"input_ids": ids}, padding="max_length", max_length=width, return_tensors="pt")
+    padded = pad_to_width(tokenizer, ids, max(len(sequence) for sequence in ids))
     labels = torch.tensor([label for _, label in batch], device=device)
     with autocast_context(train.dtype, torch.device(device)):
         logits = model(padded["input_ids"].to(device), padded["attention_mask"].to(device)).float()
