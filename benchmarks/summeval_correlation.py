@@ -29,9 +29,11 @@ from .correlation import BOOTSTRAP_SEED, DEFAULT_RESAMPLES, LEVELS, RatingTable,
 from .human_dev import ALL, group_credits
 from .published import GEVAL_SUMMEVAL_COHERENCE, SOURCE_GEVAL_TABLE_1
 from .rated_scoring import score_rated_sets
+from .reporting.correlation_markdown import REFERENCE_ROW
 from .run_facts import run_facts
 from .run_settings import RunSettings
 from .suites.systems import scorer_and_systems
+from .system_ranks import SUMMEVAL_EXTRACTIVE, system_table
 
 SUITE = "summeval-correlation"
 PREDICTIONS_DIR = Path("summeval") / "steen_markert_predictions"
@@ -112,16 +114,23 @@ def _row(name: str, kind: str, source: str, correlations: dict[str, Any], pairwi
             "pairwise": pairwise}
 
 
-def _predictions_rows(rated: RatedSet, data_dir: Optional[Path], resamples: int) -> list[dict[str, Any]]:
-    """Correlate each published measure by the same code, on the same (possibly limited) summaries."""
-    rows = []
+def published_scores(rated: RatedSet, data_dir: Optional[Path]) -> dict[str, list[float]]:
+    """Each published measure's scores aligned with ``rated.texts``, named as its table row."""
+    aligned = {}
     for measure, predictions in load_published_predictions(data_dir).items():
         missing = [text.id for text in rated.texts if (text.group, text.system) not in predictions]
         if missing:
             raise InputError(f"{measure}: no published score for {len(missing)} summaries (e.g. {missing[0]})")
-        scores = [predictions[text.group, text.system] for text in rated.texts]
+        aligned[f"{measure} (S&M)"] = [predictions[text.group, text.system] for text in rated.texts]
+    return aligned
+
+
+def _predictions_rows(rated: RatedSet, published: dict[str, list[float]], resamples: int) -> list[dict[str, Any]]:
+    """Correlate each published measure by the same code, on the same (possibly limited) summaries."""
+    rows = []
+    for name, scores in published.items():
         result = correlate(rating_table(rated.texts, scores), resamples=resamples, seed=BOOTSTRAP_SEED)
-        rows.append(_row(f"{measure} (S&M)", PREDICTIONS, PREDICTIONS_SOURCE, correlations_to_dict(result),
+        rows.append(_row(name, PREDICTIONS, PREDICTIONS_SOURCE, correlations_to_dict(result),
                          pairwise_ties_half(rated, scores)))
     rows.sort(key=lambda row: -(row["correlations"]["summary"]["spearman"]["value"] or -2.0))
     return rows
@@ -169,10 +178,16 @@ def run_summeval_correlation(
                             pairwise_ties_half(rated, scores), role=system.role),
                      "n_truncated": scored[system.name].n_truncated, "seconds": round(scored[system.name].seconds, 2),
                      "cached": scored[system.name].cached})
+    scores = {system.name: scored[system.name].scores for system in systems}
     if published:
-        rows.extend(_predictions_rows(rated, data_dir, resamples))
+        predictions = published_scores(rated, data_dir)
+        rows.extend(_predictions_rows(rated, predictions, resamples))
         rows.extend(_published_rows())
+        if REFERENCE_ROW in predictions:
+            scores[REFERENCE_ROW] = predictions[REFERENCE_ROW]
     result_dict = _result(rated, scorer, settings.model, rows, limit, seed, resamples, cache, started)
+    result_dict["per_system"] = system_table(rated, scores, {model_id: name for name, model_id in
+                                                             SUMMARIZER_IDS.items()}, SUMMEVAL_EXTRACTIVE)
     if settings.out_dir is not None:
         from .reporting.correlation_markdown import write_correlation_reports
 

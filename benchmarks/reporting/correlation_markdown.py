@@ -67,7 +67,38 @@ def render_correlation_markdown(result: Mapping[str, Any]) -> str:
         "- Read every model row against the trivial baselines (word count, sentence count, minus repeated "
         "trigrams): a metric that only learned length or repetition is not a coherence metric.",
     ]
+    if result.get("per_system"):
+        lines += ["", *_per_system_lines(result["per_system"], result["rows"][0]["name"])]
     return "\n".join(lines) + "\n"
+
+
+#: The published measure kept beside the model in the per-system table: the shuffle-trained RoBERTa-large.
+REFERENCE_ROW = "ccl-roberta-large-ours-cnndm (S&M)"
+
+
+def _per_system_lines(table: Mapping[str, Any], model: str) -> list[str]:
+    """The per-system table: experts' rank order, each system's mean and rank under the model (and the published
+    RoBERTa-large where it was read), and each one's Kendall τ with the systems' mean length."""
+    shown = [who for who in (model, REFERENCE_ROW) if who in table["length_kendall"]]
+    length = table["length_kendall"]
+    lines = [
+        "### Per system",
+        "",
+        "Each system's mean over its summaries and its rank (1 = highest), in the experts' order; extractive "
+        "systems take their sentences in order from the article. Kendall τ of the system means with the systems' "
+        "mean length in words: "
+        + ", ".join(f"{who} {length[who]:+.3f}" for who in ("experts", *shown)) + ".",
+        "",
+        "| System | Extractive | Words | Experts: mean (rank) | " + " | ".join(f"{who}: mean (rank)" for who in shown)
+        + " |",
+        "|---|---|---:|---:|" + "---:|" * len(shown),
+    ]
+    for row in table["systems"]:
+        cells = [f"{row['system']} {row['name']}", "yes" if row["extractive"] else "", f"{row['words']:.1f}",
+                 f"{row['experts']['mean']:.2f} ({row['experts']['rank']})",
+                 *(f"{row[who]['mean']:+.3f} ({row[who]['rank']})" for who in shown)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
 
 
 def write_correlation_reports(result: Mapping[str, Any], out_dir: Union[str, Path]) -> dict[str, str]:

@@ -178,6 +178,28 @@ def _system_tau(reports: Reports, checkpoint: str) -> Optional[Measure]:
     return None if row is None else _cell(row["correlations"]["system"]["kendall"])
 
 
+def _length_leans(reports: Reports, checkpoint: str) -> Optional[Mapping[str, float]]:
+    """The per-system table's Kendall τ of the system means with length, by scorer (a report from before the table
+    has none)."""
+    if not reports.exists(checkpoint, "summeval-correlation.json"):
+        return None
+    table = reports.load(checkpoint, "summeval-correlation.json").get("per_system")
+    return None if table is None else table["length_kendall"]
+
+
+def _system_length(reports: Reports, checkpoint: str) -> Optional[Measure]:
+    leans = _length_leans(reports, checkpoint)
+    if leans is None or checkpoint not in leans:
+        return None
+    return Measure(f"{leans[checkpoint]:+.3f}", leans[checkpoint])
+
+
+def _system_length_label(reports: Reports) -> str:
+    leans = _length_leans(reports, DEFAULT)
+    experts = "" if leans is None else f" (the experts': {leans['experts']:+.3f})"
+    return f"… Kendall τ of its system means with the systems' mean length{experts}"
+
+
 def _pairs(reports: Reports, checkpoint: str) -> Optional[Measure]:
     row = _summeval(reports, checkpoint)
     if row is None:
@@ -318,6 +340,7 @@ ROWS: Sequence[Row] = (
     Row("summary_rho", "SummEval summary-level Spearman ρ [95% CI]", _summary_rho, "summeval-correlation.json"),
     Row("system_tau", "SummEval system-level Kendall τ, 16 systems [95% CI]", _system_tau,
         "summeval-correlation.json"),
+    Row("system_length", _system_length_label, _system_length, "summeval-correlation.json"),
     Row("pairs", "SummEval same-article pairs, accuracy %", _pairs, "summeval-correlation.json"),
     Row("human", "human-judged pairs, dev-report mean % [95% CI]", _human_mean, "human-dev.json"),
     Row("human_sets", f"… per set ({_NAMES})", _human_sets, "human-dev.json"),

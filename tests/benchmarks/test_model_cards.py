@@ -75,6 +75,9 @@ def test_the_default_card_reads_its_reports_and_the_0_7_default_beside_it():
     assert row[1].startswith(f"{spearman['value']:.3f} [{spearman['interval'][0]:.3f}")
     assert row[2].startswith(f"{older_value['correlations']['summary']['spearman']['value']:.3f}")
     assert row[3].endswith(": met" if spearman["value"] >= 0.40 and spearman["interval"][0] > 0.33 else ": missed")
+    leans = report["per_system"]["length_kendall"]  # the per-system table's lean on length, beside the experts'
+    row = _row(table, "… Kendall τ of its system means with the systems' mean length")
+    assert row[0].endswith(f"(the experts': {leans['experts']:+.3f})") and row[1] == f"{leans[landing.DEFAULT]:+.3f}"
 
 
 def test_a_target_follows_its_report_and_make_tables_rewrites_the_card(tmp_path, capsys):

@@ -99,6 +99,11 @@ def test_the_correlation_suite_ranks_a_model_beside_baselines_and_published_rows
     assert low <= summary["value"] <= high
     markdown = (tmp_path / "out" / "summeval-correlation_limit3.md").read_text(encoding="utf-8")
     assert "| G-Eval-4 | published number | 0.582 | 0.457 |" in markdown
+    per_system = result["per_system"]  # each system's place, on the same 3 articles
+    assert len(per_system["systems"]) == 16 and {row["texts"] for row in per_system["systems"]} == {3}
+    scored = [row["name"] for row in result["rows"] if row["kind"] == "scored here"]
+    assert set(per_system["length_kendall"]) == {"experts", "ccl-roberta-large-ours-cnndm (S&M)", *scored}
+    assert "### Per system" in markdown and "| M0 LEAD-3 | yes |" in markdown
     saved = json.loads((tmp_path / "out" / "summeval-correlation_limit3.json").read_text(encoding="utf-8"))
     assert saved["rows"][0]["correlations"] == result["rows"][0]["correlations"]
     again = run_summeval_correlation(settings, resamples=20)
