@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from coherence_metric.research.datasets.ratings import RatedSet
+from coherence_metric.research.datasets.ratings import RatedSet, word_count
 
 from .correlation import KENDALL, correlation_rows
 
@@ -58,8 +58,8 @@ def system_table(rated: RatedSet, scores: Mapping[str, Sequence[float]], names: 
     members: dict[str, list[int]] = {system: [] for system in systems}
     for index, text in enumerate(rated.texts):
         members[text.system].append(index)
-    words = {system: float(np.mean([sum(len(sentence.split()) for sentence in rated.texts[index].sentences)
-                                    for index in members[system]])) for system in systems}
+    words = {system: float(np.mean([word_count(rated.texts[index].sentences) for index in members[system]]))
+             for system in systems}
     means = {EXPERTS: {system: float(np.mean([rated.texts[index].rating for index in members[system]]))
                        for system in systems}}
     for scorer, values in scores.items():
