@@ -56,7 +56,7 @@ report-demo: $(STAMP)
 # The fast tests, under 5 minutes on 2 cores; the slow ones (marked `slow`: training runs, Ray, torchrun, wheel
 # builds, the docs' runnable examples, the browser) run in `make test-all`, which CI (.ci/run) runs.
 test: $(STAMP)
-	$(VENV)/bin/mypy coherence_metric
+	$(VENV)/bin/mypy --config-file tests/mypy-quick.ini coherence_metric
 	$(PY) -m pytest -q -m "not slow" tests
 
 test-all: $(STAMP)

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Callable, List, Mapping, Optional, Sequence
 
 from .. import gpu_speed
+from . import cpu_speed_table
 from .model_cards import CARD_PREFIX, card_table, paper_suite_table
 from .report_reader import (
     ACCURATE,
@@ -169,6 +170,7 @@ BLOCKS: Mapping[str, Callable[[Reports, str], str]] = {
     "headline-table": lambda reports, docs: headline_table(reports),
     "known-limits": known_limits,
     "paper-suite": lambda reports, docs: paper_suite_table(reports),
+    "cpu-speed": lambda reports, docs: cpu_speed_table.table(reports),
     "gpu-speed": lambda reports, docs: gpu_speed_table(reports),
     "host-ceiling": lambda reports, docs: host_ceiling_table(reports),
 }

@@ -1,0 +1,72 @@
+"""The speed page's table of the default on every CPU measured: each row read from its report, each target judged
+by the CPU it was measured on."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from coherence_metric.benchmarks.reporting import cpu_speed_table, landing
+from coherence_metric.benchmarks.reporting.report_reader import DEFAULT
+
+from .report_copies import REPORTS
+
+OWN = REPORTS / DEFAULT / "speed.json"
+
+
+def _reports_with(tmp_path, machine: str, cpu: str, ours: float, limit: float, paper: float):
+    """A reports folder with the default's own speed run and one ``cpu-speed/`` run edited to these numbers."""
+    reports = tmp_path / "reports"
+    (reports / DEFAULT).mkdir(parents=True)
+    shutil.copy(OWN, reports / DEFAULT / "speed.json")
+    report = json.loads(OWN.read_text(encoding="utf-8"))
+    report["cpu"], report["model"]["dtype"] = cpu, "fp32"
+    row = next(row for row in report["sets"] if row["target_tokens"] == 256)
+    row["runs"] = {"ours": {**row["runs"]["ours"], "docs_per_second": ours},
+                   "paper": {**row["runs"]["paper"], "docs_per_second": paper}}
+    row["forward_limit"] = {"fp32": {**row["forward_limit"]["fp32"], "docs_per_second": limit}}
+    row["ratios"] = {"ours_speedup": ours / paper}
+    (reports / cpu_speed_table.CPU_SPEED / machine).mkdir(parents=True)
+    (reports / cpu_speed_table.CPU_SPEED / machine / "speed.json").write_text(json.dumps(report), encoding="utf-8")
+    return landing.Reports(reports)
+
+
+def test_every_machine_is_a_row_with_its_own_numbers_and_report():
+    lines = cpu_speed_table.table(landing.Reports(REPORTS)).splitlines()
+    own = json.loads(OWN.read_text(encoding="utf-8"))
+    at_256 = next(row for row in own["sets"] if row["target_tokens"] == 256)
+    assert lines[2].startswith(f"| {own['cpu']} | {own['model']['dtype']} | "
+                               f"{at_256['runs']['ours']['docs_per_second']:.1f} | ")
+    assert lines[2].endswith(f"| `{DEFAULT}/speed.json` |")
+    measured = sorted((REPORTS / cpu_speed_table.CPU_SPEED).glob("*/speed*.json"))
+    assert len(lines) == 3 + len(measured) and measured
+
+
+def test_the_reference_target_is_60x_with_amx_and_35x_elsewhere(tmp_path):
+    table = cpu_speed_table.table(_reports_with(tmp_path, "intel-amx", "Intel Xeon (amx_bf16, avx512_bf16)",
+                                                ours=45.0, limit=46.0, paper=1.0))
+    assert "| 98%: met | 45.0× (≥ 60×: missed) |" in table
+    table = cpu_speed_table.table(_reports_with(tmp_path / "b", "amd-avx2", "AMD EPYC (no native bf16)",
+                                                ours=45.0, limit=46.0, paper=1.0))
+    assert "| 98%: met | 45.0× (≥ 35×: met) |" in table
+    table = cpu_speed_table.table(_reports_with(tmp_path / "c", "amd-avx2", "AMD EPYC (no native bf16)",
+                                                ours=13.0, limit=15.5, paper=0.53))
+    assert "| AMD EPYC (no native bf16) | fp32 | 13.0 | 13.0 | 84%: missed | 24.5× (≥ 35×: missed) | 1,000 |" in table
+
+
+def test_a_run_of_another_checkpoint_is_refused_in_one_line(tmp_path):
+    reports = _reports_with(tmp_path, "amd-avx2", "AMD EPYC (no native bf16)", ours=13.0, limit=15.5, paper=0.53)
+    path = reports.folder / cpu_speed_table.CPU_SPEED / "amd-avx2" / "speed.json"
+    report = json.loads(path.read_text(encoding="utf-8"))
+    report["model"]["label"] = "cm-minilm-2026.11"
+    path.write_text(json.dumps(report), encoding="utf-8")
+    with pytest.raises(landing.LandingError, match=r"amd-avx2/speed.json: measures cm-minilm-2026.11, not "):
+        cpu_speed_table.table(reports)
+
+
+def test_no_speed_report_at_all_names_the_command(tmp_path):
+    with pytest.raises(landing.LandingError, match=r"no CPU speed report of .* \(run coherence-metric benchmark "
+                                                   r"--suite speed\)"):
+        cpu_speed_table.table(landing.Reports(tmp_path))
