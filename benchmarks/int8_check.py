@@ -30,10 +30,8 @@ from typing import Dict, List, Mapping, Optional, Sequence
 import torch
 
 from coherence_metric import CoherenceScorer
-from coherence_metric.scoring.cpuinfo import cpu_flags
-from coherence_metric.scoring.runtime import BF16_CPU_FLAGS
 
-from .speed import TextBuilder, _cpu_name, news_sentences
+from .speed import TextBuilder, _cpu_name, float_paths, news_sentences
 
 #: The shipping rule of issue 56, item 2, and a metric's own: a score that does not depend on its batch.
 MIN_SPEEDUP = 1.5
@@ -71,11 +69,6 @@ def batch_dependence(scorer: CoherenceScorer, texts: Sequence[str], in_batch: Se
     return max(abs(scorer.score([text]).scores[0] - score) for text, score in zip(texts, in_batch))
 
 
-def float_paths(flags: frozenset[str]) -> List[str]:
-    """fp32, and bf16 where the CPU has native bf16 (elsewhere it is emulated and ``auto`` never picks it)."""
-    return ["fp32", "bf16"] if flags & BF16_CPU_FLAGS else ["fp32"]
-
-
 def decide(rates: Mapping[str, float], kept: Mapping[str, float], dependence: Mapping[str, float],
            floats: Sequence[str]) -> Dict[str, Dict[str, object]]:
     """Per int8 scheme: its speed-up over the fastest float path and whether it passes all three conditions."""
@@ -96,7 +89,7 @@ def run(model: str = "default", n_texts: int = 96) -> Dict[str, object]:
     pairs they keep, and how much a text's score depends on its batch."""
     scorer = CoherenceScorer(model, dtype="fp32")
     texts = TextBuilder(scorer.tokenizer, news_sentences(), 0).fixed(256, n_texts)
-    floats = float_paths(cpu_flags())
+    floats = float_paths()
     scorers: Dict[str, CoherenceScorer] = {"fp32": scorer}
     if "bf16" in floats:
         scorers["bf16"] = copy.copy(scorer)

@@ -2,8 +2,9 @@
 
 A text longer than the model's ``max_length`` is scored as overlapping sentence windows (``truncation="window"``):
 each window starts halfway through the previous one, so every word of a long text is read about twice. This check
-scores news texts of about 150 words (one window) and about 600 words (several) with the same scorer, in fp32 and
-bf16, and reports words per second of each and their ratio; issue 56's target is a ratio of at least 0.8.
+scores news texts of about 150 words (one window) and about 600 words (several) with the same scorer, in fp32 and,
+where the CPU has native bf16, in bf16 (``speed.float_paths``), and reports words per second of each and their
+ratio; issue 56's target is a ratio of at least 0.8.
 
 Texts are runs of consecutive held-out news sentences (``speed.news_sentences``), cut at the first sentence that
 reaches the word count, so they stay real text (not decoded word pieces) and window at sentence boundaries.
@@ -25,7 +26,7 @@ from coherence_metric.inputs.texts import sentences_of
 from coherence_metric.scoring.profiling import DOCUMENT_PASS
 from coherence_metric.scoring.windows import window_tokens
 
-from .speed import _cpu_name, news_sentences
+from .speed import _cpu_name, float_paths, news_sentences
 
 SHORT_WORDS = 150
 LONG_WORDS = 600
@@ -87,7 +88,7 @@ def run(model: str = "default", n_short: int = 240, n_long: int = 60, seed: int 
     short, long = texts_of(sentences, SHORT_WORDS, n_short, seed), texts_of(sentences, LONG_WORDS, n_long, seed)
     result: Dict[str, object] = {"model": model, "cpu": _cpu_name(), "short_words": SHORT_WORDS,
                                  "long_words": LONG_WORDS, "short_texts": n_short, "long_texts": n_long}
-    for dtype in ("fp32", "bf16"):
+    for dtype in float_paths():
         scorer = CoherenceScorer(model, dtype=dtype)
         rates = {"short": words_per_second(scorer, short), "long": words_per_second(scorer, long)}
         result[dtype] = {"words_per_second": {key: round(value) for key, value in rates.items()},

@@ -6,7 +6,8 @@ from __future__ import annotations
 import torch
 
 from coherence_metric import CoherenceScorer
-from coherence_metric.benchmarks.int8_check import batch_dependence, decide, float_paths, quantised, winners_kept
+from coherence_metric.benchmarks.int8_check import batch_dependence, decide, quantised, winners_kept
+from coherence_metric.benchmarks.speed import float_paths
 
 TEXTS = ["The river rose in the night. By morning the fields were under water.",
          "Schools stayed open. The road was closed before noon.", "Buses took the long way round."]

@@ -256,6 +256,7 @@ def test_an_interrupted_fetch_leaves_no_folder(recipe, store, monkeypatch):
     assert os.listdir(store) == []
 
 
+@pytest.mark.slow  # a subprocess that imports torch: 7-10 s on a 2-core AMD EPYC (AVX2)
 def test_a_killed_fetch_leaves_no_folder_a_lookup_would_take(recipe, store, model_folder, tmp_path):
     """SIGKILL just before the rename: only a dot-named staging folder remains, which no lookup reads; the next
     fetch completes."""

@@ -56,6 +56,7 @@ def _with_custom_tokenizer(folder: Path, marker: Path) -> Path:
     return _rehash(folder)
 
 
+@pytest.mark.slow  # a subprocess that imports torch: 7-10 s on a 2-core AMD EPYC (AVX2)
 def test_a_checkpoint_naming_tokenizer_code_is_refused_in_one_line_and_the_code_never_runs(
         bert_checkpoint, corrupt_copy, tmp_path):
     """transformers asked "run the custom code? [y/N]" on stdin and, on "y", imported tokenization_x.py."""

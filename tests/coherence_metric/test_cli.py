@@ -211,6 +211,7 @@ def test_a_broken_aliases_file_is_one_line(runner, monkeypatch, tmp_path):
         assert_one_line_error(invoke(runner, args), str(copy / "aliases.json"), "'cm-nowhere'")
 
 
+@pytest.mark.slow  # a subprocess that imports torch: 7-10 s on a 2-core AMD EPYC (AVX2)
 def test_console_script_in_a_real_subprocess(bert_checkpoint):
     """The installed entry point, as a user runs it: `coherence-metric compare a.txt b.txt --model DIR`."""
     script = os.path.join(os.path.dirname(sys.executable), "coherence-metric")

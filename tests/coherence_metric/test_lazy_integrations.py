@@ -5,6 +5,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from ..conftest import REPO_DIR
 
 HEAVY = ("torch", "transformers", "evaluate", "datasets", "torchmetrics", "pandas", "ray", "pyarrow", "tqdm")
@@ -23,5 +25,6 @@ def test_importing_the_package_and_its_integrations_package_imports_none_of_them
                            "from coherence_metric.integrations import hf_evaluate") == []
 
 
+@pytest.mark.slow  # a subprocess that imports torch: 7-10 s on a 2-core AMD EPYC (AVX2)
 def test_the_check_sees_an_import_when_there_is_one():
     assert "torchmetrics" in _imported_after("import coherence_metric\nimport torchmetrics")

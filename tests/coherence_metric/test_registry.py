@@ -183,6 +183,7 @@ def _run_cli(args, env_overrides, cwd):
     )
 
 
+@pytest.mark.slow  # a subprocess that imports torch: 7-10 s on a 2-core AMD EPYC (AVX2)
 def test_unreachable_hub_is_reported_as_a_network_failure(tmp_path):
     result = _run_cli(
         ["score", str(EXAMPLES_DIR / "coherent.txt"), "--model", "acme/remote-only"],
