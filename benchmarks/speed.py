@@ -507,7 +507,7 @@ def _deviation(scores: Sequence[float], reference: Sequence[float]) -> dict[str,
     return {"max_abs": round(max(differences), 6), "mean_abs": round(sum(differences) / len(differences), 6)}
 
 
-def float_paths(flags: Optional[frozenset] = None) -> list[str]:
+def float_paths(flags: Optional[frozenset[str]] = None) -> list[str]:
     """The float dtypes worth timing on this CPU (or one with ``flags``): fp32, and bf16 where the CPU has native
     bf16 (AMX or AVX512-BF16). Elsewhere bf16 is emulated, hundreds of times slower (a 2-core AMD EPYC with AVX2 only
     ran a 2048x2048 matrix product at 0.34 GFLOP/s in bf16 against 100 in fp32), and ``dtype="auto"`` never picks

@@ -15,10 +15,10 @@ accurate] --output benchmarks/reports/cpu-speed/<machine>[-accurate]-<date>``).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, List, Mapping, Optional, Tuple
+from typing import Any, List, Mapping, Tuple
 
 from .report_reader import ACCURATE, DEFAULT, LandingError, Reports, speed_report
-from .speed_markdown import HEADLINE_TOKENS, share_of_fastest_limit
+from .speed_markdown import HEADLINE_TOKENS, headline_row, share_of_fastest_limit
 
 #: The folder of benchmarks/reports that holds speed reports of the tiers on other machines, one folder per run.
 CPU_SPEED = "cpu-speed"
@@ -56,10 +56,6 @@ def target_speedup(checkpoint: str, cpu: str) -> float:
     return MIN_SPEEDUP_AMX if "amx" in cpu.lower() else MIN_SPEEDUP_ELSEWHERE
 
 
-def _row_at_headline(result: Mapping[str, Any]) -> Optional[Mapping[str, Any]]:
-    return next((row for row in result["sets"] if row.get("target_tokens") == HEADLINE_TOKENS), None)
-
-
 def _verdict(met: bool) -> str:
     return "met" if met else "missed"
 
@@ -76,7 +72,7 @@ def table(reports: Reports) -> str:
         checkpoint = result["model"]["label"]
         if checkpoint not in TIERS:
             raise LandingError(f"{reports.folder / name}: measures {checkpoint}, not {' or '.join(TIERS)}")
-        row = _row_at_headline(result)
+        row = headline_row(result)
         if row is None:
             raise LandingError(f"{reports.folder / name}: no {HEADLINE_TOKENS}-token set")
         ours = row["runs"]["ours"]["docs_per_second"]

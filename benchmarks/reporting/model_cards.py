@@ -35,6 +35,7 @@ from .report_reader import (
     speed_report,
     with_interval,
 )
+from .speed_markdown import headline_row
 
 #: The opt-in checkpoints with a card in MODELS.md, and the past defaults they are read against.
 STUDENT = "cm-minilm-l5-joint-boundary-2026.11"
@@ -288,7 +289,7 @@ def _cpu_speed(reports: Reports, checkpoint: str) -> Optional[Measure]:
     speed = speed_report(reports, checkpoint)
     if speed is None:
         return None
-    row = next((entry for entry in speed["sets"] if entry.get("target_tokens") == 256), None)
+    row = headline_row(speed)
     if row is None:
         return None
     rate = row["runs"]["ours"]["docs_per_second"]

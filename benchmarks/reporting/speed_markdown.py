@@ -5,7 +5,7 @@ ours / paper-faithful that make the numbers portable across machines.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 from coherence_metric.scoring.profiling import STAGES
 
@@ -117,6 +117,12 @@ def render_speed_markdown(result: Mapping[str, Any]) -> str:
 HEADLINE_TOKENS = 256
 
 
+def headline_row(result: Mapping[str, Any]) -> Optional[Mapping[str, Any]]:
+    """The set of a speed report at :data:`HEADLINE_TOKENS` tokens, the length the targets are stated at; None when
+    the run has no such set."""
+    return next((row for row in result["sets"] if row.get("target_tokens") == HEADLINE_TOKENS), None)
+
+
 def share_of_fastest_limit(row: Mapping[str, Any], key: str) -> Any:
     """A configuration's docs/s as a share of the fastest forward-only limit of its set on this machine (the limit of
     whichever dtype ran the document model faster), or None where the run has no limit or no such configuration."""
@@ -129,11 +135,9 @@ def headline(result: Mapping[str, Any]) -> list[str]:
     """The report's first line of numbers: machine-relative first (the share of the fastest forward-only limit
     here, which does not depend on how fast this machine is), then the ratio to the paper-faithful reference (which
     moves by about 20% from run to run); empty for a run without forward-only limits."""
-    sets = result["sets"]
-    rows = [row for row in sets if row.get("target_tokens") == HEADLINE_TOKENS] or sets[:1]
-    if not rows or not rows[0].get("forward_limit"):
+    row = headline_row(result) or next(iter(result["sets"]), None)
+    if row is None or not row.get("forward_limit"):
         return []
-    row = rows[0]
     share = share_of_fastest_limit(row, "ours")
     if share is None:
         return []
