@@ -27,6 +27,8 @@ LOGGER = logging.getLogger("coherence_metric.benchmarks")
 DEFAULT_OUT_ROOT = Path("runs") / "benchmarks"
 #: Suites of human-rated texts (correlations and pairwise accuracy with people), run by ``_rated``.
 RATED_SUITES = ("summeval-correlation", "human-dev")
+#: Suites of test sets, run by ``_suite``: the ones ``--resume-from`` can take finished sets of.
+TEST_SET_SUITES = ("paper", "probes", "all")
 
 
 @click.command("benchmark", short_help="Measure a checkpoint: test sets, probes, human ratings, speed.")
@@ -68,6 +70,9 @@ RATED_SUITES = ("summeval-correlation", "human-dev")
                    "documents (for choosing a mechanism or a setting), or cohesentia-dev: the real-error dev ruler "
                    "(CoheSentia's GPT-3 stories with the sentences people marked, and explain's calibrated flags) "
                    "[default: test].")
+@click.option("--resume-from", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="paper/probes/all: an earlier run's <suite>.json (partial or finished, same model, systems, "
+                   "limit and seed, e.g. from another machine) whose finished test sets are taken, not scored again.")
 @click.option("--progress/--quiet", default=None,
               help="Progress bars on stderr [default: when stderr is a terminal; otherwise (nohup, a job log) the "
                    "timestamped lines of --verbose]; --quiet: neither.")
@@ -77,8 +82,8 @@ def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Pa
               batch_size: int,
               device: Optional[str], dtype: Optional[str], no_cache: bool, cache_dir: Optional[Path], baselines: bool,
               resamples: int, encoder: Optional[str], tasks: Optional[str], mechanisms: Optional[str],
-              split: Optional[str], progress: Optional[bool], verbose: bool, out_alias: Optional[Path] = None,
-              no_progress_alias: bool = False) -> None:
+              split: Optional[str], resume_from: Optional[Path], progress: Optional[bool], verbose: bool,
+              out_alias: Optional[Path] = None, no_progress_alias: bool = False) -> None:
     """Benchmark a checkpoint: the paper's test sets, the linguistic probes, agreement with human ratings
     (summeval-correlation, human-dev), DiscoEval, or scoring speed."""
     out_dir = out_dir or out_alias
@@ -93,11 +98,15 @@ def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Pa
         raise InputError(f"--batch-size must be a positive integer, got {batch_size}")
     if split is not None and name != "localisation":
         raise InputError(f"--split is for --suite localisation only; --suite {name} measures its own test sets")
+    if resume_from is not None and name not in TEST_SET_SUITES:
+        raise InputError(f"--resume-from is for --suite {', '.join(TEST_SET_SUITES)}; --suite {name} has no test "
+                         "sets to take from an earlier run")
     if dtype is None:
         dtype = "auto" if name == "speed" else "fp32"
     settings = RunSettings(model=model, limit=limit, seed=seed or 0, batch_size=batch_size, device=device,
                            dtype=dtype, baselines=baselines, use_cache=not no_cache, cache_dir=cache_dir,
-                           out_dir=out_dir, progress=sys.stderr.isatty() if progress is None else progress)
+                           out_dir=out_dir, progress=sys.stderr.isatty() if progress is None else progress,
+                           resume_from=resume_from)
     # A run hours long under nohup or in a job log has no bar: it says what it finished instead of nothing.
     with _logging_to_stderr(verbose or (progress is None and not sys.stderr.isatty())):
         if name == "discoeval":

@@ -21,8 +21,9 @@ from coherence_metric.errors import CoherenceMetricError, InputError
 from .suite_markdown import notes_lines, table_lines
 
 
-def read_run(path: Path) -> dict[str, Any]:
-    """Read one suite report (the ``.json`` that ``benchmark --out`` writes), with a one-line error if unusable."""
+def read_run(path: Path, allow_partial: bool = False) -> dict[str, Any]:
+    """Read one suite report (the ``.json`` that ``benchmark --out`` writes), with a one-line error if unusable;
+    a partial report (a run still going, or killed) only with ``allow_partial`` (``--resume-from`` reads one)."""
     try:
         result = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -31,7 +32,7 @@ def read_run(path: Path) -> dict[str, Any]:
         raise InputError(f"benchmark report {path} is not valid JSON: {error}") from None
     if not isinstance(result, dict) or "test_sets" not in result or "systems" not in result:
         raise InputError(f"{path} is not a suite report (no test_sets / systems): was it written by `benchmark --out`?")
-    if result.get("partial"):
+    if result.get("partial") and not allow_partial:
         raise InputError(f"{path} is a partial report (the run had not finished)")
     return result
 

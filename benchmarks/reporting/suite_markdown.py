@@ -54,7 +54,17 @@ def _summary_line(result: Mapping[str, Any]) -> str:
     cache = result.get("cache", {})
     return (f"Model `{result['model']['spec']}`; seed {result['seed']}; {sample}; {result.get('seconds', 0):.0f} s "
             f"on {result.get('threads', '?')} torch threads (cache: {cache.get('hits', 0)} hits, "
-            f"{cache.get('misses', 0)} misses).")
+            f"{cache.get('misses', 0)} misses){_resumed_text(result)}.")
+
+
+def _resumed_text(result: Mapping[str, Any]) -> str:
+    """How much of the run was taken from an earlier run's report (``--resume-from``), or nothing."""
+    resumed = result.get("resumed") or {}
+    names = resumed.get("test_sets") or []
+    if not names:
+        return ""
+    return (f"; {len(names)} test set(s) taken from an earlier run's report `{resumed['from']}`, where they took "
+            f"{resumed['seconds']:.0f} s of scoring ({', '.join(names)})")
 
 
 def _rows(row: Mapping[str, Any], systems: list[str]) -> list[str]:

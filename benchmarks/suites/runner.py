@@ -2,7 +2,8 @@
 
 This is what ``coherence-metric benchmark --suite paper|probes|all`` wraps. Test sets are loaded one at a time
 and each system's scores are cached as soon as they exist, so an interrupted hour-long run resumes where it
-stopped. With ``out_dir`` the reports are rewritten after every test set (marked partial until the end).
+stopped. With ``out_dir`` the reports are rewritten after every test set (marked partial until the end), and
+such a report, carried to another machine, lets a run there take the sets it finished (``resume_from``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..published import published_for
 from ..reporting import write_suite_reports
 from ..run_facts import run_facts
 from ..run_settings import RunSettings
+from .resume import ResumedRows, read_resumable
 from .scoring import ScoredTestSet, evaluate, score_test_set
 from .systems import BenchmarkSystem, scorer_and_systems, system_names
 
@@ -64,9 +66,13 @@ def run_suite(
         return load_benchmark_test_set(source, limit=limit, seed=seed, data_dir=settings.data_dir,
                                        cache_dir=settings.cache_dir, use_cache=settings.use_cache)
 
+    resumed = None
+    if settings.resume_from is not None:
+        resumed = read_resumable(Path(settings.resume_from), header["model"],
+                                 [system.describe() for system in systems], limit, seed)
     return run_benchmark(systems, sources, load, header=header, limit=limit, seed=seed,
                          cache=JsonCache(settings.cache_dir, enabled=settings.use_cache), out_dir=settings.out_dir,
-                         progress=settings.progress)
+                         progress=settings.progress, resumed=resumed)
 
 
 def run_benchmark(
@@ -80,6 +86,7 @@ def run_benchmark(
     cache: JsonCache,
     out_dir: Union[str, Path, None] = None,
     progress: bool = False,
+    resumed: Optional[ResumedRows] = None,
 ) -> dict[str, Any]:
     """Score every test set with every system and collect the metrics (the loop under ``run_suite``).
 
@@ -93,6 +100,8 @@ def run_benchmark(
         cache: the score cache.
         out_dir: where reports are (re)written after every test set.
         progress: an overall progress bar on stderr.
+        resumed: an earlier run's finished rows (``--resume-from``): those sets are taken, not scored; the result
+            lists them under ``resumed`` with the earlier run's scoring time.
 
     Returns:
         The result dict (see ``run_suite``).
@@ -108,9 +117,20 @@ def run_benchmark(
         "partial": True,
     }
     bar = progress_bar(len(sources) * len(systems), progress)
+    if resumed is not None:
+        result["resumed"] = {"from": resumed.path, "test_sets": [], "seconds": 0.0}
     for source in sources:
         test_set = load(source)
         row = _test_set_row(test_set)
+        taken = resumed.take(row) if resumed is not None else None
+        if taken is not None:
+            result["test_sets"].append(taken)
+            result["resumed"]["test_sets"].append(test_set.name)
+            result["resumed"]["seconds"] = resumed.seconds(result["resumed"]["test_sets"])
+            LOGGER.info("%s: taken from %s (not scored again)", test_set.name, resumed.path)
+            if bar is not None:
+                bar.update(len(systems))
+            continue
         scored: dict[str, ScoredTestSet] = {}
         for system in systems:
             if bar is not None:

@@ -84,6 +84,28 @@ def test_the_probes_suite_prints_the_table_and_writes_the_reports(bert_checkpoin
     assert (tmp_path / "out" / "probes_limit2.png").is_file() and (tmp_path / "out" / "probes_limit2.md").is_file()
 
 
+def test_a_run_resumed_from_an_earlier_report_takes_its_sets_and_says_so(bert_checkpoint, shared_data, tmp_path):
+    common = ["--model", str(bert_checkpoint), "--suite", "probes", "--limit", "2", "--no-baselines", "--quiet"]
+    assert _invoke(*common, "--out", str(tmp_path / "one"), "--cache-dir", str(tmp_path / "cache-1")).exit_code == 0
+    earlier = tmp_path / "one" / "probes_limit2.json"
+    again = _invoke(*common, "--out", str(tmp_path / "two"), "--cache-dir", str(tmp_path / "cache-2"),
+                    "--resume-from", str(earlier))
+    assert again.exit_code == 0, again.output
+    assert f"8 test set(s) taken from an earlier run's report `{earlier}`" in again.stdout
+    first, second = (json.loads((tmp_path / name / "probes_limit2.json").read_text(encoding="utf-8"))
+                     for name in ("one", "two"))
+    assert second["test_sets"] == first["test_sets"] and second["cache"]["misses"] == 0
+
+
+def test_resume_from_is_refused_where_there_are_no_test_sets_and_needs_an_existing_file(tmp_path):
+    report = tmp_path / "all.json"
+    report.write_text("{}", encoding="utf-8")
+    assert "--resume-from is for --suite paper, probes, all" in _one_line_error(
+        _invoke("--suite", "speed", "--resume-from", str(report)))
+    line = _one_line_error(_invoke("--suite", "all", "--resume-from", str(tmp_path / "gone.json")))
+    assert "--resume-from" in line and "gone.json" in line and "does not exist" in line
+
+
 def test_a_run_without_a_terminal_logs_each_finished_set_unless_quiet(bert_checkpoint, shared_data, tmp_path):
     """Under nohup or in a job log there is no bar: without --quiet the run logs each set as --verbose does, so a
     suite hours long is not silent until it ends."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from pathlib import Path
 
 import pytest
 
@@ -277,3 +278,75 @@ def test_documents_over_max_length_are_windowed_and_the_report_says_how_many(ber
            f"(of 4 unique): {model} 2, No FT 2." in markdown
     again = run_suite("toy", RunSettings(model=str(bert_checkpoint), seed=0, cache_dir=tmp_path), test_sets=[long_pair])
     assert again["test_sets"][0]["results"][model]["n_windowed"] == 2, "the count must survive the cache"
+
+
+# ------------------------------------------------------------------ resuming from another machine's report
+
+
+def _killed_after_first_set(report: Path) -> None:
+    """Make a finished report look like the partial one a run killed after its first test set leaves behind."""
+    result = json.loads(report.read_text(encoding="utf-8"))
+    result["test_sets"], result["partial"] = result["test_sets"][:1], True
+    report.write_text(json.dumps(result), encoding="utf-8")
+
+
+def test_a_run_on_another_machine_takes_the_finished_sets_of_a_partial_report_and_scores_only_the_rest(
+    bert_checkpoint, tmp_path, count_calls
+):
+    """The score cache does not travel between machines; the report does. A run with --resume-from and an empty
+    cache must score only the sets the earlier run had not finished, and end with the same numbers as one run."""
+    first = RunSettings(model=str(bert_checkpoint), baselines=False, cache_dir=tmp_path / "machine-1",
+                        out_dir=tmp_path / "out-1")
+    whole = run_suite("toy", first, test_sets=_toy_sets())
+    assert count_calls["scorer"] == 2
+    _killed_after_first_set(tmp_path / "out-1" / "toy.json")
+
+    elsewhere = dataclasses.replace(first, cache_dir=tmp_path / "machine-2", out_dir=tmp_path / "out-2",
+                                    resume_from=tmp_path / "out-1" / "toy.json")
+    resumed = run_suite("toy", elsewhere, test_sets=_toy_sets())
+    assert count_calls["scorer"] == 3, "only TOY-LMVLM may be scored again"
+    assert [row["name"] for row in resumed["test_sets"]] == ["TOY-PAIRS", "TOY-LMVLM"]
+    def untimed(rows: list) -> list:
+        rows = json.loads(json.dumps(rows))
+        for row in rows:
+            for cell in row["results"].values():
+                cell.pop("seconds")
+        return rows
+
+    assert json.loads(json.dumps(resumed["test_sets"][0])) == json.loads(json.dumps(whole["test_sets"][0]))
+    assert untimed(resumed["test_sets"]) == untimed(whole["test_sets"])  # the rescored set: the same numbers
+    assert resumed["partial"] is False
+    assert resumed["resumed"]["test_sets"] == ["TOY-PAIRS"]
+    assert resumed["resumed"]["seconds"] == round(sum(cell["seconds"] for cell in
+                                                      whole["test_sets"][0]["results"].values()), 2)
+    markdown = (tmp_path / "out-2" / "toy.md").read_text(encoding="utf-8")
+    assert f"1 test set(s) taken from an earlier run's report `{tmp_path / 'out-1' / 'toy.json'}`" in markdown
+    assert "(TOY-PAIRS)." in markdown
+
+
+def test_resume_from_refuses_a_report_of_another_model_seed_systems_or_items(bert_checkpoint, tmp_path):
+    settings = RunSettings(model=str(bert_checkpoint), baselines=False, cache_dir=tmp_path / "cache",
+                           out_dir=tmp_path / "out")
+    run_suite("toy", settings, test_sets=_toy_sets())
+    report = tmp_path / "out" / "toy.json"
+    original = json.loads(report.read_text(encoding="utf-8"))
+
+    def resume_with(changed: dict, **replaced) -> None:
+        edited = tmp_path / "edited.json"
+        edited.write_text(json.dumps({**original, **changed}), encoding="utf-8")
+        run_suite("toy", dataclasses.replace(settings, resume_from=edited, **replaced), test_sets=_toy_sets())
+
+    other_model = {**original["model"], "signature": original["model"]["signature"].replace("dtype:fp32", "dtype:bf16")}
+    with pytest.raises(InputError, match=r"--resume-from .*edited.json: it measured .*dtype:bf16.*this run measures"):
+        resume_with({"model": other_model})
+    with pytest.raises(InputError, match="it ran with seed 0, this run with seed 3"):
+        resume_with({}, seed=3)
+    with pytest.raises(InputError, match="it scored the systems local:.*, this run scores local:.*, random"):
+        resume_with({}, baselines=True)
+    fewer = [{**original["test_sets"][0], "n": 2}, original["test_sets"][1]]
+    with pytest.raises(InputError, match=r"its TOY-PAIRS was measured on other items \(n 2 there, 3 here\)"):
+        resume_with({"test_sets": fewer})
+    (tmp_path / "not-a-report.json").write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(InputError, match="is not a suite report"):
+        run_suite("toy", dataclasses.replace(settings, resume_from=tmp_path / "not-a-report.json"),
+                  test_sets=_toy_sets())

@@ -1,0 +1,104 @@
+"""Finished test sets of an earlier run, taken as they are instead of scored again (``--resume-from``).
+
+The score cache resumes a run killed on the same machine. It does not travel: the accurate tier's full suite
+takes many hours of scoring on a 2-core CPU, longer than one machine has lasted here, and its cached parts have
+been lost with a machine more than once. A suite report travels. The runner rewrites ``<suite>.json`` after
+every test set, marked partial until the end, with every finished set's row. Copied or committed, it lets a run
+on another machine score only the rest::
+
+    coherence-metric benchmark --model accurate --suite all --resume-from old/all.json --output new/
+
+A row is taken only when it measured the same thing: the same model signature (checkpoint fingerprint, settings,
+package, torch and transformers versions), the same systems, limit and seed, and a test set with the same name,
+size, metric and notes as the one built here. Anything else is a one-line error naming what differs, because a
+report that mixed two models or two sets of items would be a silent wrong number.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
+
+from coherence_metric.errors import InputError
+
+from ..reporting.combine import read_run
+
+#: The fields of a test set's row that say which items were scored (``source`` is a path on the machine that ran).
+ITEM_FIELDS = ("n", "metric", "notes")
+
+
+@dataclass(frozen=True)
+class ResumedRows:
+    """The finished rows of an earlier run, by test set name, and the report they came from."""
+
+    path: str
+    rows: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+    def take(self, row: Mapping[str, Any]) -> Optional[dict[str, Any]]:
+        """``row`` (a test set's row as built by this run, results empty) with the earlier run's results, or None
+        when the earlier run did not finish that set.
+
+        Raises:
+            InputError: the earlier run scored other items under that name.
+        """
+        earlier = self.rows.get(row["name"])
+        if earlier is None:
+            return None
+        for key in ITEM_FIELDS:
+            here, there = _plain(row.get(key)), _plain(earlier.get(key))
+            if here != there:
+                raise InputError(f"--resume-from {self.path}: its {row['name']} was measured on other items "
+                                 f"({key} {_short(there)} there, {_short(here)} here)")
+        return {**row, "results": dict(earlier["results"])}
+
+    def seconds(self, names: Sequence[str]) -> float:
+        """The scoring time the earlier run spent on the named sets (every system's cells)."""
+        return round(sum(float(cell.get("seconds") or 0.0) for name in names
+                         for cell in self.rows[name]["results"].values()), 2)
+
+
+def read_resumable(path: Path, model: Mapping[str, Any], systems: Sequence[Mapping[str, Any]],
+                   limit: Optional[int], seed: int) -> ResumedRows:
+    """Read an earlier suite report (partial or finished) and check that it measured what this run measures.
+
+    Args:
+        path: the earlier run's ``<suite>.json``.
+        model: this run's ``model`` entry (its ``signature`` must match).
+        systems: this run's systems (``describe()`` dicts; their ids must match, in order).
+        limit: this run's limit.
+        seed: this run's seed.
+
+    Raises:
+        InputError: an unreadable file, not a suite report, or another model, systems, limit or seed.
+    """
+    earlier = read_run(path, allow_partial=True)
+    where = f"--resume-from {path}"
+    theirs = (earlier.get("model") or {}).get("signature")
+    if theirs != model["signature"]:
+        raise InputError(f"{where}: it measured {theirs}, this run measures {model['signature']}")
+    their_systems = [system.get("id") for system in earlier["systems"]]
+    our_systems = [system.get("id") for system in systems]
+    if their_systems != our_systems:
+        raise InputError(f"{where}: it scored the systems {_names(earlier['systems'])}, this run scores "
+                         f"{_names(systems)} (--baselines/--no-baselines and --seed must match)")
+    for key, ours in (("limit", limit), ("seed", seed)):
+        if earlier.get(key) != ours:
+            raise InputError(f"{where}: it ran with {key} {earlier.get(key)}, this run with {key} {ours}")
+    rows = {row["name"]: row for row in earlier["test_sets"]}
+    return ResumedRows(str(path), rows)
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON reads it back (tuples become lists), so a row built here compares with one read."""
+    return json.loads(json.dumps(value, sort_keys=True))
+
+
+def _short(value: Any, width: int = 80) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def _names(systems: Sequence[Mapping[str, Any]]) -> str:
+    return ", ".join(str(system.get("name")) for system in systems) or "none"
