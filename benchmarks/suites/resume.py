@@ -75,7 +75,15 @@ def read_resumable(path: Path, model: Mapping[str, Any], systems: Sequence[Mappi
     """
     earlier = read_run(path, allow_partial=True)
     where = f"--resume-from {path}"
-    theirs = (earlier.get("model") or {}).get("signature")
+    rows = earlier["test_sets"]
+    if not (isinstance(earlier["systems"], list) and all(isinstance(system, dict) for system in earlier["systems"])
+            and isinstance(earlier.get("model"), dict) and isinstance(rows, list)
+            and all(isinstance(row, dict) and isinstance(row.get("name"), str)
+                    and isinstance(row.get("results"), dict)
+                    and all(isinstance(cell, dict) for cell in row["results"].values()) for row in rows)):
+        raise InputError(f"{where}: its model, systems or test set rows are not those a suite report has "
+                         "(was it edited by hand?)")
+    theirs = earlier["model"].get("signature")
     if theirs != model["signature"]:
         raise InputError(f"{where}: it measured {theirs}, this run measures {model['signature']}")
     their_systems = [system.get("id") for system in earlier["systems"]]
@@ -86,8 +94,7 @@ def read_resumable(path: Path, model: Mapping[str, Any], systems: Sequence[Mappi
     for key, ours in (("limit", limit), ("seed", seed)):
         if earlier.get(key) != ours:
             raise InputError(f"{where}: it ran with {key} {earlier.get(key)}, this run with {key} {ours}")
-    rows = {row["name"]: row for row in earlier["test_sets"]}
-    return ResumedRows(str(path), rows)
+    return ResumedRows(str(path), {row["name"]: row for row in rows})
 
 
 def _plain(value: Any) -> Any:

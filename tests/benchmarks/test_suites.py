@@ -346,6 +346,8 @@ def test_resume_from_refuses_a_report_of_another_model_seed_systems_or_items(ber
     fewer = [{**original["test_sets"][0], "n": 2}, original["test_sets"][1]]
     with pytest.raises(InputError, match=r"its TOY-PAIRS was measured on other items \(n 2 there, 3 here\)"):
         resume_with({"test_sets": fewer})
+    with pytest.raises(InputError, match="test set rows are not those a suite report has"):
+        resume_with({"test_sets": [{"name": "TOY-PAIRS"}]})
     (tmp_path / "not-a-report.json").write_text("[1, 2]", encoding="utf-8")
     with pytest.raises(InputError, match="is not a suite report"):
         run_suite("toy", dataclasses.replace(settings, resume_from=tmp_path / "not-a-report.json"),
