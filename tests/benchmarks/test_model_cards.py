@@ -135,3 +135,33 @@ def test_the_paper_suite_table_holds_each_checkpoints_all_json(checkpoint):
     label = dict(model_cards.SUITE_COLUMNS)[checkpoint]
     index = next(i for i, cell in enumerate(header) if cell.startswith(label))
     assert _row(table, "NEWS-PERMUTED")[index].startswith(f"{100 * news['results'][checkpoint]['accuracy']:.2f}")
+
+
+def _other_cpu_run(reports, machine: str, cpu: str, ratio: float) -> None:
+    """Add a ``cpu-speed/`` run of the accurate tier on ``cpu`` at this reference ratio (its 256-token set)."""
+    source = next((reports / "cpu-speed").glob("*accurate*/speed*.json"))
+    report = json.loads(source.read_text(encoding="utf-8"))
+    report["cpu"] = cpu
+    row = next(row for row in report["sets"] if row["target_tokens"] == 256)
+    row["ratios"]["ours_speedup"] = ratio
+    (reports / "cpu-speed" / machine).mkdir()
+    (reports / "cpu-speed" / machine / source.name).write_text(json.dumps(report), encoding="utf-8")
+
+
+def test_a_card_lists_each_other_cpu_and_its_target_reads_the_slowest(tmp_path):
+    """A tier's own speed row comes from one machine; a user on another CPU must see that machine's number too,
+    and the target may not read met while one CPU measured misses it."""
+    reports = copy_reports(tmp_path)
+    measured = sorted((reports / "cpu-speed").glob("*accurate*/speed*.json"))
+    assert measured, "the accurate tier has a cpu-speed run"
+    _other_cpu_run(reports, "zz-fast-cpu", "Some CPU (amx_bf16)", 12.5)
+    cells = _row(model_cards.card_table(landing.Reports(reports), landing.ACCURATE), "… on the other CPUs measured")
+    runs = cells[1].split("; ")
+    assert len(runs) == len(measured) + 1 and runs[-1].endswith(", 12.50x (Some CPU (amx_bf16))")
+    assert cells[3] == "≥ 8x the reference on each: missed"  # the AVX2 run's 4.1x
+    listed = [*measured, reports / "cpu-speed" / "zz-fast-cpu" / measured[0].name]
+    assert cells[4] == "`" + ", ".join(f"../cpu-speed/{path.parent.name}/{path.name}" for path in listed) + "`"
+    for path in measured:
+        shutil.rmtree(path.parent)
+    cells = _row(model_cards.card_table(landing.Reports(reports), landing.ACCURATE), "… on the other CPUs measured")
+    assert cells[3] == "≥ 8x the reference on each: met"
