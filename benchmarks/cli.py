@@ -13,7 +13,7 @@ import logging
 import re
 import sys
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any, Iterator, Optional, Tuple
 
 import click
 
@@ -70,9 +70,10 @@ TEST_SET_SUITES = ("paper", "probes", "all")
                    "documents (for choosing a mechanism or a setting), or cohesentia-dev: the real-error dev ruler "
                    "(CoheSentia's GPT-3 stories with the sentences people marked, and explain's calibrated flags) "
                    "[default: test].")
-@click.option("--resume-from", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+@click.option("--resume-from", type=click.Path(exists=True, dir_okay=False, path_type=Path), multiple=True,
               help="paper/probes/all: an earlier run's <suite>.json (partial or finished, same model, systems, "
-                   "limit and seed, e.g. from another machine) whose finished test sets are taken, not scored again.")
+                   "limit and seed, e.g. from another machine) whose finished test sets are taken, not scored again; "
+                   "repeat it to take sets from several reports.")
 @click.option("--progress/--quiet", default=None,
               help="Progress bars on stderr [default: when stderr is a terminal; otherwise (nohup, a job log) the "
                    "timestamped lines of --verbose]; --quiet: neither.")
@@ -82,7 +83,7 @@ def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Pa
               batch_size: int,
               device: Optional[str], dtype: Optional[str], no_cache: bool, cache_dir: Optional[Path], baselines: bool,
               resamples: int, encoder: Optional[str], tasks: Optional[str], mechanisms: Optional[str],
-              split: Optional[str], resume_from: Optional[Path], progress: Optional[bool], verbose: bool,
+              split: Optional[str], resume_from: Tuple[Path, ...], progress: Optional[bool], verbose: bool,
               out_alias: Optional[Path] = None, no_progress_alias: bool = False) -> None:
     """Benchmark a checkpoint: the paper's test sets, the linguistic probes, agreement with human ratings
     (summeval-correlation, human-dev), DiscoEval, or scoring speed."""
@@ -98,7 +99,7 @@ def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Pa
         raise InputError(f"--batch-size must be a positive integer, got {batch_size}")
     if split is not None and name != "localisation":
         raise InputError(f"--split is for --suite localisation only; --suite {name} measures its own test sets")
-    if resume_from is not None and name not in TEST_SET_SUITES:
+    if resume_from and name not in TEST_SET_SUITES:
         raise InputError(f"--resume-from is for --suite {', '.join(TEST_SET_SUITES)}; --suite {name} has no test "
                          "sets to take from an earlier run")
     if dtype is None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Optional, Union
+from typing import Optional, Tuple, Union
 
 from coherence_metric.research.datasets.base import DEFAULT_SEED
 from coherence_metric.settings import ScorerSettings
@@ -41,7 +41,7 @@ class RunSettings:
         data_dir: the shared data folder; None finds it the usual way.
         out_dir: write the suite's ``.md``, ``.json`` (and charts) there; None writes no files.
         progress: progress bars on stderr while scoring.
-        resume_from: the paper/probes/all suites only: an earlier run's ``<suite>.json`` (partial or finished, of
+        resume_from: the paper/probes/all suites only: earlier runs' ``<suite>.json`` files (partial or finished, of
             the same model, systems, limit and seed) whose finished test sets are taken instead of scored again.
     """
 
@@ -57,7 +57,7 @@ class RunSettings:
     data_dir: Optional[Path] = None
     out_dir: Union[str, Path, None] = None
     progress: bool = False
-    resume_from: Optional[Path] = None
+    resume_from: Tuple[Path, ...] = ()
 
     def scorer_settings(self, default_dtype: Optional[str] = None, progress: bool = False) -> ScorerSettings:
         """The settings of the model's ``CoherenceScorer``: this run's device, batch size and dtype (None:

@@ -63,7 +63,8 @@ def _resumed_text(result: Mapping[str, Any]) -> str:
     names = resumed.get("test_sets") or []
     if not names:
         return ""
-    return (f"; {len(names)} test set(s) taken from an earlier run's report `{resumed['from']}`, where they took "
+    reports = ", ".join(f"`{path}`" for path in resumed["from"])
+    return (f"; {len(names)} test set(s) taken from earlier runs' reports ({reports}), where they took "
             f"{resumed['seconds']:.0f} s of scoring ({', '.join(names)})")
 
 

@@ -4,9 +4,10 @@ The score cache resumes a run killed on the same machine. It does not travel: th
 takes many hours of scoring on a 2-core CPU, longer than one machine has lasted here, and its cached parts have
 been lost with a machine more than once. A suite report travels. The runner rewrites ``<suite>.json`` after
 every test set, marked partial until the end, with every finished set's row. Copied or committed, it lets a run
-on another machine score only the rest::
+on another machine score only the rest, and a finished run of a smaller suite (``probes``) gives its sets too::
 
-    coherence-metric benchmark --model accurate --suite all --resume-from old/all.json --output new/
+    coherence-metric benchmark --model accurate --suite all --resume-from old/all.json \
+        --resume-from reports/probes.json --output new/
 
 A row is taken only when it measured the same thing: the same model signature (checkpoint fingerprint, settings,
 package, torch and transformers versions), the same systems, limit and seed, and a test set with the same name,
@@ -31,14 +32,19 @@ ITEM_FIELDS = ("n", "metric", "notes")
 
 @dataclass(frozen=True)
 class ResumedRows:
-    """The finished rows of an earlier run, by test set name, and the report they came from."""
+    """The finished rows of earlier runs, by test set name, and the report each came from."""
 
-    path: str
     rows: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def paths(self) -> list[str]:
+        """The reports read, in the order given."""
+        return list(dict.fromkeys(self.sources.values()))
 
     def take(self, row: Mapping[str, Any]) -> Optional[dict[str, Any]]:
-        """``row`` (a test set's row as built by this run, results empty) with the earlier run's results, or None
-        when the earlier run did not finish that set.
+        """``row`` (a test set's row as built by this run, results empty) with an earlier run's results, or None
+        when no earlier run finished that set.
 
         Raises:
             InputError: the earlier run scored other items under that name.
@@ -49,22 +55,23 @@ class ResumedRows:
         for key in ITEM_FIELDS:
             here, there = _plain(row.get(key)), _plain(earlier.get(key))
             if here != there:
-                raise InputError(f"--resume-from {self.path}: its {row['name']} was measured on other items "
-                                 f"({key} {_short(there)} there, {_short(here)} here)")
+                raise InputError(f"--resume-from {self.sources[row['name']]}: its {row['name']} was measured on "
+                                 f"other items ({key} {_short(there)} there, {_short(here)} here)")
         return {**row, "results": dict(earlier["results"])}
 
     def seconds(self, names: Sequence[str]) -> float:
-        """The scoring time the earlier run spent on the named sets (every system's cells)."""
+        """The scoring time the earlier runs spent on the named sets (every system's cells)."""
         return round(sum(float(cell.get("seconds") or 0.0) for name in names
                          for cell in self.rows[name]["results"].values()), 2)
 
 
-def read_resumable(path: Path, model: Mapping[str, Any], systems: Sequence[Mapping[str, Any]],
+def read_resumable(paths: Sequence[Path], model: Mapping[str, Any], systems: Sequence[Mapping[str, Any]],
                    limit: Optional[int], seed: int) -> ResumedRows:
-    """Read an earlier suite report (partial or finished) and check that it measured what this run measures.
+    """Read earlier suite reports (partial or finished) and check that each measured what this run measures; a set
+    finished in more than one is taken from the first that lists it.
 
     Args:
-        path: the earlier run's ``<suite>.json``.
+        paths: the earlier runs' ``<suite>.json`` files (a killed ``all`` run's, a finished ``probes`` run's ...).
         model: this run's ``model`` entry (its ``signature`` must match).
         systems: this run's systems (``describe()`` dicts; their ids must match, in order).
         limit: this run's limit.
@@ -73,6 +80,18 @@ def read_resumable(path: Path, model: Mapping[str, Any], systems: Sequence[Mappi
     Raises:
         InputError: an unreadable file, not a suite report, or another model, systems, limit or seed.
     """
+    rows: dict[str, Mapping[str, Any]] = {}
+    sources: dict[str, str] = {}
+    for path in paths:
+        for row in _checked_rows(path, model, systems, limit, seed):
+            if row["name"] not in rows:
+                rows[row["name"]], sources[row["name"]] = row, str(path)
+    return ResumedRows(rows, sources)
+
+
+def _checked_rows(path: Path, model: Mapping[str, Any], systems: Sequence[Mapping[str, Any]],
+                  limit: Optional[int], seed: int) -> list[Mapping[str, Any]]:
+    """One earlier report's test set rows, once it is known to have measured what this run measures."""
     earlier = read_run(path, allow_partial=True)
     where = f"--resume-from {path}"
     rows = earlier["test_sets"]
@@ -94,7 +113,7 @@ def read_resumable(path: Path, model: Mapping[str, Any], systems: Sequence[Mappi
     for key, ours in (("limit", limit), ("seed", seed)):
         if earlier.get(key) != ours:
             raise InputError(f"{where}: it ran with {key} {earlier.get(key)}, this run with {key} {ours}")
-    return ResumedRows(str(path), {row["name"]: row for row in rows})
+    return rows
 
 
 def _plain(value: Any) -> Any:

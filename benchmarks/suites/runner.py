@@ -67,8 +67,8 @@ def run_suite(
                                        cache_dir=settings.cache_dir, use_cache=settings.use_cache)
 
     resumed = None
-    if settings.resume_from is not None:
-        resumed = read_resumable(Path(settings.resume_from), header["model"],
+    if settings.resume_from:
+        resumed = read_resumable([Path(path) for path in settings.resume_from], header["model"],
                                  [system.describe() for system in systems], limit, seed)
     return run_benchmark(systems, sources, load, header=header, limit=limit, seed=seed,
                          cache=JsonCache(settings.cache_dir, enabled=settings.use_cache), out_dir=settings.out_dir,
@@ -100,8 +100,8 @@ def run_benchmark(
         cache: the score cache.
         out_dir: where reports are (re)written after every test set.
         progress: an overall progress bar on stderr.
-        resumed: an earlier run's finished rows (``--resume-from``): those sets are taken, not scored; the result
-            lists them under ``resumed`` with the earlier run's scoring time.
+        resumed: earlier runs' finished rows (``--resume-from``): those sets are taken, not scored; the result
+            lists them under ``resumed`` with the report each came from and the earlier runs' scoring time.
 
     Returns:
         The result dict (see ``run_suite``).
@@ -118,7 +118,7 @@ def run_benchmark(
     }
     bar = progress_bar(len(sources) * len(systems), progress)
     if resumed is not None:
-        result["resumed"] = {"from": resumed.path, "test_sets": [], "seconds": 0.0}
+        result["resumed"] = {"from": resumed.paths, "test_sets": [], "sources": {}, "seconds": 0.0}
     for source in sources:
         test_set = load(source)
         row = _test_set_row(test_set)
@@ -126,8 +126,9 @@ def run_benchmark(
         if taken is not None:
             result["test_sets"].append(taken)
             result["resumed"]["test_sets"].append(test_set.name)
+            result["resumed"]["sources"][test_set.name] = resumed.sources[test_set.name]
             result["resumed"]["seconds"] = resumed.seconds(result["resumed"]["test_sets"])
-            LOGGER.info("%s: taken from %s (not scored again)", test_set.name, resumed.path)
+            LOGGER.info("%s: taken from %s (not scored again)", test_set.name, resumed.sources[test_set.name])
             if bar is not None:
                 bar.update(len(systems))
             continue

@@ -91,7 +91,7 @@ def test_a_run_resumed_from_an_earlier_report_takes_its_sets_and_says_so(bert_ch
     again = _invoke(*common, "--out", str(tmp_path / "two"), "--cache-dir", str(tmp_path / "cache-2"),
                     "--resume-from", str(earlier))
     assert again.exit_code == 0, again.output
-    assert f"8 test set(s) taken from an earlier run's report `{earlier}`" in again.stdout
+    assert f"8 test set(s) taken from earlier runs' reports (`{earlier}`)" in again.stdout
     first, second = (json.loads((tmp_path / name / "probes_limit2.json").read_text(encoding="utf-8"))
                      for name in ("one", "two"))
     assert second["test_sets"] == first["test_sets"] and second["cache"]["misses"] == 0

@@ -302,7 +302,7 @@ def test_a_run_on_another_machine_takes_the_finished_sets_of_a_partial_report_an
     _killed_after_first_set(tmp_path / "out-1" / "toy.json")
 
     elsewhere = dataclasses.replace(first, cache_dir=tmp_path / "machine-2", out_dir=tmp_path / "out-2",
-                                    resume_from=tmp_path / "out-1" / "toy.json")
+                                    resume_from=(tmp_path / "out-1" / "toy.json",))
     resumed = run_suite("toy", elsewhere, test_sets=_toy_sets())
     assert count_calls["scorer"] == 3, "only TOY-LMVLM may be scored again"
     assert [row["name"] for row in resumed["test_sets"]] == ["TOY-PAIRS", "TOY-LMVLM"]
@@ -320,7 +320,7 @@ def test_a_run_on_another_machine_takes_the_finished_sets_of_a_partial_report_an
     assert resumed["resumed"]["seconds"] == round(sum(cell["seconds"] for cell in
                                                       whole["test_sets"][0]["results"].values()), 2)
     markdown = (tmp_path / "out-2" / "toy.md").read_text(encoding="utf-8")
-    assert f"1 test set(s) taken from an earlier run's report `{tmp_path / 'out-1' / 'toy.json'}`" in markdown
+    assert f"1 test set(s) taken from earlier runs' reports (`{tmp_path / 'out-1' / 'toy.json'}`)" in markdown
     assert "(TOY-PAIRS)." in markdown
 
 
@@ -334,7 +334,7 @@ def test_resume_from_refuses_a_report_of_another_model_seed_systems_or_items(ber
     def resume_with(changed: dict, **replaced) -> None:
         edited = tmp_path / "edited.json"
         edited.write_text(json.dumps({**original, **changed}), encoding="utf-8")
-        run_suite("toy", dataclasses.replace(settings, resume_from=edited, **replaced), test_sets=_toy_sets())
+        run_suite("toy", dataclasses.replace(settings, resume_from=(edited,), **replaced), test_sets=_toy_sets())
 
     other_model = {**original["model"], "signature": original["model"]["signature"].replace("dtype:fp32", "dtype:bf16")}
     with pytest.raises(InputError, match=r"--resume-from .*edited.json: it measured .*dtype:bf16.*this run measures"):
@@ -350,5 +350,22 @@ def test_resume_from_refuses_a_report_of_another_model_seed_systems_or_items(ber
         resume_with({"test_sets": [{"name": "TOY-PAIRS"}]})
     (tmp_path / "not-a-report.json").write_text("[1, 2]", encoding="utf-8")
     with pytest.raises(InputError, match="is not a suite report"):
-        run_suite("toy", dataclasses.replace(settings, resume_from=tmp_path / "not-a-report.json"),
+        run_suite("toy", dataclasses.replace(settings, resume_from=(tmp_path / "not-a-report.json",)),
                   test_sets=_toy_sets())
+
+
+def test_sets_are_taken_from_several_reports_each_named_and_the_first_that_lists_a_set_wins(
+    bert_checkpoint, tmp_path, count_calls
+):
+    """A killed `all` run and a finished `probes` run of the same model both give their sets to one run."""
+    base = RunSettings(model=str(bert_checkpoint), baselines=False, cache_dir=tmp_path / "machine-1")
+    pairs, annotated = _toy_sets()
+    run_suite("toy", dataclasses.replace(base, out_dir=tmp_path / "pairs"), test_sets=[pairs])
+    run_suite("toy", dataclasses.replace(base, out_dir=tmp_path / "both"), test_sets=[annotated, pairs])
+    first, second = tmp_path / "pairs" / "toy.json", tmp_path / "both" / "toy.json"
+    calls = count_calls["scorer"]
+    resumed = run_suite("toy", dataclasses.replace(base, cache_dir=tmp_path / "machine-2", resume_from=(first, second)),
+                        test_sets=_toy_sets())
+    assert count_calls["scorer"] == calls, "every set was in one of the reports"
+    assert resumed["resumed"]["from"] == [str(first), str(second)]
+    assert resumed["resumed"]["sources"] == {"TOY-PAIRS": str(first), "TOY-LMVLM": str(second)}
