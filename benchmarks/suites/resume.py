@@ -37,11 +37,6 @@ class ResumedRows:
     rows: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     sources: Mapping[str, str] = field(default_factory=dict)
 
-    @property
-    def paths(self) -> list[str]:
-        """The reports read, in the order given."""
-        return list(dict.fromkeys(self.sources.values()))
-
     def take(self, row: Mapping[str, Any]) -> Optional[dict[str, Any]]:
         """``row`` (a test set's row as built by this run, results empty) with an earlier run's results, or None
         when no earlier run finished that set.

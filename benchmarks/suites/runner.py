@@ -118,7 +118,7 @@ def run_benchmark(
     }
     bar = progress_bar(len(sources) * len(systems), progress)
     if resumed is not None:
-        result["resumed"] = {"from": resumed.paths, "test_sets": [], "sources": {}, "seconds": 0.0}
+        result["resumed"] = {"from": [], "test_sets": [], "sources": {}, "seconds": 0.0}
     for source in sources:
         test_set = load(source)
         row = _test_set_row(test_set)
@@ -127,6 +127,8 @@ def run_benchmark(
             result["test_sets"].append(taken)
             result["resumed"]["test_sets"].append(test_set.name)
             result["resumed"]["sources"][test_set.name] = resumed.sources[test_set.name]
+            # The reports that gave a set, in the order of the sets: one that gave nothing here is not named.
+            result["resumed"]["from"] = list(dict.fromkeys(result["resumed"]["sources"].values()))
             result["resumed"]["seconds"] = resumed.seconds(result["resumed"]["test_sets"])
             LOGGER.info("%s: taken from %s (not scored again)", test_set.name, resumed.sources[test_set.name])
             if bar is not None:
