@@ -72,8 +72,9 @@ TEST_SET_SUITES = ("paper", "probes", "all")
                    "[default: test].")
 @click.option("--resume-from", type=click.Path(exists=True, dir_okay=False, path_type=Path), multiple=True,
               help="paper/probes/all: an earlier run's <suite>.json (partial or finished, same model, systems, "
-                   "limit and seed, e.g. from another machine) whose finished test sets are taken, not scored again; "
-                   "repeat it to take sets from several reports.")
+                   "limit and seed, e.g. from another machine) whose finished test sets are taken, not scored again, "
+                   "with the score parts of a set it had begun (its folder's score-parts/); repeat it to take sets "
+                   "from several reports.")
 @click.option("--progress/--quiet", default=None,
               help="Progress bars on stderr [default: when stderr is a terminal; otherwise (nohup, a job log) the "
                    "timestamped lines of --verbose]; --quiet: neither.")

@@ -61,11 +61,17 @@ def _resumed_text(result: Mapping[str, Any]) -> str:
     """How much of the run was taken from an earlier run's report (``--resume-from``), or nothing."""
     resumed = result.get("resumed") or {}
     names = resumed.get("test_sets") or []
-    if not names:
-        return ""
-    reports = ", ".join(f"`{path}`" for path in resumed["from"])
-    return (f"; {len(names)} test set(s) taken from earlier runs' reports ({reports}), where they took "
-            f"{resumed['seconds']:.0f} s of scoring ({', '.join(names)})")
+    parts = resumed.get("parts") or {}
+    text = ""
+    if names:
+        reports = ", ".join(f"`{path}`" for path in resumed["from"])
+        text += (f"; {len(names)} test set(s) taken from earlier runs' reports ({reports}), where they took "
+                 f"{resumed['seconds']:.0f} s of scoring ({', '.join(names)})")
+    if parts:
+        counts = ", ".join(f"{name} {count}" for name, count in parts.items())
+        text += (f"; score parts another run had finished, taken from beside its report (per set: {counts}; a "
+                 f"set's seconds include theirs)")
+    return text
 
 
 def _rows(row: Mapping[str, Any], systems: list[str]) -> list[str]:

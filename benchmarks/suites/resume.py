@@ -12,7 +12,8 @@ on another machine score only the rest, and a finished run of a smaller suite (`
 A row is taken only when it measured the same thing: the same model signature (checkpoint fingerprint, settings,
 package, torch and transformers versions), the same systems, limit and seed, and a test set with the same name,
 size, metric and notes as the one built here. Anything else is a one-line error naming what differs, because a
-report that mixed two models or two sets of items would be a silent wrong number.
+report that mixed two models or two sets of items would be a silent wrong number. The parts of a set the earlier run
+had begun travel beside its report (:mod:`.carried_parts`).
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ from ..published import published_for
 from ..reporting import write_suite_reports
 from ..run_facts import run_facts
 from ..run_settings import RunSettings
+from .carried_parts import CarriedPartsCache, drop_finished_parts
 from .resume import ResumedRows, read_resumable
 from .scoring import ScoredTestSet, evaluate, score_test_set
 from .systems import BenchmarkSystem, scorer_and_systems, system_names
@@ -71,7 +72,10 @@ def run_suite(
         resumed = read_resumable([Path(path) for path in settings.resume_from], header["model"],
                                  [system.describe() for system in systems], limit, seed)
     return run_benchmark(systems, sources, load, header=header, limit=limit, seed=seed,
-                         cache=JsonCache(settings.cache_dir, enabled=settings.use_cache), out_dir=settings.out_dir,
+                         cache=CarriedPartsCache(settings.cache_dir, enabled=settings.use_cache,
+                                                 out_dir=settings.out_dir,
+                                                 resumed_reports=[Path(path) for path in settings.resume_from]),
+                         out_dir=settings.out_dir,
                          progress=settings.progress, resumed=resumed)
 
 
@@ -146,6 +150,7 @@ def run_benchmark(
         result["test_sets"].append(row)
         _finish(result, cache, started, partial=True)
         if out_dir is not None:
+            drop_finished_parts(Path(out_dir), test_set.name)
             write_suite_reports(result, out_dir, chart=False)
     if bar is not None:
         bar.close()
@@ -199,4 +204,6 @@ def _log_cell(test_set: TestSet, system: BenchmarkSystem, cell: dict[str, Any]) 
 
 def _finish(result: dict[str, Any], cache: JsonCache, started: float, partial: bool) -> None:
     result["partial"] = partial
+    if isinstance(cache, CarriedPartsCache) and cache.carried:
+        result["resumed"]["parts"] = dict(cache.carried)
     result.update(run_facts(cache, started))

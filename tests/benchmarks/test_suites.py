@@ -369,3 +369,58 @@ def test_sets_are_taken_from_several_reports_each_named_and_the_first_that_lists
     assert count_calls["scorer"] == calls, "every set was in one of the reports"
     assert resumed["resumed"]["from"] == [str(first), str(second)]
     assert resumed["resumed"]["sources"] == {"TOY-PAIRS": str(first), "TOY-LMVLM": str(second)}
+
+
+def test_a_set_begun_on_one_machine_is_finished_on_another_from_the_parts_beside_its_report(
+    bert_checkpoint, tmp_path, monkeypatch, count_calls
+):
+    """A set longer than a session: the parts a killed run finished travel beside its report, so a run on another
+    machine scores only the rest, with the numbers of one uninterrupted run; a tampered part is scored again."""
+    from coherence_metric.benchmarks.suites import scoring
+    from coherence_metric.scorer import CoherenceScorer
+
+    monkeypatch.setattr(scoring, "PART_SIZE", 2)  # four unique documents per toy set: two parts each
+    counted = CoherenceScorer.score
+    kill_at = [4]  # TOY-PAIRS's two parts, then TOY-LMVLM's first; killed in its second
+
+    def killed(self, texts):
+        if count_calls["scorer"] + 1 == kill_at[0]:
+            raise KeyboardInterrupt
+        return counted(self, texts)
+
+    monkeypatch.setattr(CoherenceScorer, "score", killed)
+    first = RunSettings(model=str(bert_checkpoint), baselines=False, cache_dir=tmp_path / "machine-1",
+                        out_dir=tmp_path / "out-1")
+    with pytest.raises(KeyboardInterrupt):
+        run_suite("toy", first, test_sets=_toy_sets())
+    parts = sorted(path.name for path in (tmp_path / "out-1" / "score-parts").iterdir())
+    assert len(parts) == 1 and parts[0].startswith("TOY-LMVLM-"), "a finished set's parts leave; a begun set's stay"
+    kill_at[0] = 0
+
+    report = tmp_path / "out-1" / "toy.json"
+    elsewhere = dataclasses.replace(first, cache_dir=tmp_path / "machine-2", out_dir=tmp_path / "out-2",
+                                    resume_from=(report,))
+    calls = count_calls["scorer"]
+    resumed = run_suite("toy", elsewhere, test_sets=_toy_sets())
+    assert count_calls["scorer"] == calls + 1, "only TOY-LMVLM's second part may be scored"
+    assert resumed["resumed"]["test_sets"] == ["TOY-PAIRS"] and resumed["resumed"]["parts"] == {"TOY-LMVLM": 1}
+    assert not (tmp_path / "out-2" / "score-parts").exists(), "a finished run leaves no parts beside its report"
+    assert "taken from beside its report (per set: TOY-LMVLM 1;" in (tmp_path / "out-2" / "toy.md").read_text("utf-8")
+    whole = run_suite("toy", dataclasses.replace(first, cache_dir=tmp_path / "machine-3", out_dir=None),
+                      test_sets=_toy_sets())
+
+    def untimed(row: dict) -> dict:
+        return {name: {key: value for key, value in cell.items() if key != "seconds"}
+                for name, cell in row["results"].items()}
+
+    assert untimed(resumed["test_sets"][1]) == untimed(whole["test_sets"][1])
+
+    carried = tmp_path / "out-1" / "score-parts" / parts[0]
+    entry = json.loads(carried.read_text(encoding="utf-8"))
+    entry["value"]["scores"][0] = "high"
+    carried.write_text(json.dumps(entry), encoding="utf-8")
+    calls = count_calls["scorer"]
+    again = run_suite("toy", dataclasses.replace(elsewhere, cache_dir=tmp_path / "machine-4", out_dir=None),
+                      test_sets=_toy_sets())
+    assert count_calls["scorer"] == calls + 2, "the tampered part is scored again, never read as scores"
+    assert "parts" not in again["resumed"] and untimed(again["test_sets"][1]) == untimed(whole["test_sets"][1])
