@@ -21,6 +21,8 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Union
 
+from coherence_metric.research.catalogue import suite_test_sets
+
 from .cpu_speed_table import CPU_SPEED, speed_runs
 from .report_reader import (
     ACCURATE,
@@ -249,10 +251,26 @@ def _first_whole(reports: Reports, checkpoint: str) -> Optional[Measure]:
     return Measure(f"{share:.1f}; {gap:+.2f}", share, extra=gap)
 
 
+#: Where a checkpoint's paper suite is while it is still being measured (a partial report that the next machine's
+#: run goes on from with ``--resume-from``): its finished sets are shown, the rest say "not measured".
+IN_PROGRESS_SUITE = "in-progress/all.json"
+
+
+def suite_report_name(reports: Reports, checkpoint: str) -> Optional[str]:
+    """The checkpoint's paper-suite report: ``all.json`` when finished, else the one in progress, else None."""
+    for name in ("all.json", IN_PROGRESS_SUITE):
+        if reports.exists(checkpoint, name):
+            return name
+    return None
+
+
 def _suite(reports: Reports, checkpoint: str) -> Optional[List[Mapping[str, Any]]]:
-    if not reports.exists(checkpoint, "all.json"):
-        return None
-    return reports.load(checkpoint, "all.json")["test_sets"]
+    name = suite_report_name(reports, checkpoint)
+    return None if name is None else reports.load(checkpoint, name)["test_sets"]
+
+
+def _suite_in_progress(reports: Reports, checkpoint: str) -> bool:
+    return suite_report_name(reports, checkpoint) == IN_PROGRESS_SUITE
 
 
 def _accuracy(result: Mapping[str, Any]) -> Measure:
@@ -271,6 +289,8 @@ def _test_set(name: str) -> Callable[[Reports, str], Optional[Measure]]:
         for entry in sets:
             if entry["name"] == name:
                 return _accuracy(entry["results"][checkpoint])
+        if _suite_in_progress(reports, checkpoint):
+            return None  # not scored yet
         raise LandingError(f"{reports.folder / checkpoint / 'all.json'}: no test set {name}")
     return measure
 
@@ -280,6 +300,8 @@ def _lowest_probe(reports: Reports, checkpoint: str) -> Optional[Measure]:
     if sets is None:
         return None
     probes = [(entry["name"], entry["results"][checkpoint]) for entry in sets if entry["name"].startswith("PROBE-")]
+    if _suite_in_progress(reports, checkpoint) and len(probes) < len(suite_test_sets("probes")):
+        return None  # the lowest of the probes scored so far would not be the lowest probe
     if not probes:
         raise LandingError(f"{reports.folder / checkpoint / 'all.json'}: no probe")
     name, result = min(probes, key=lambda probe: probe[1]["accuracy"])
@@ -404,6 +426,8 @@ def _report_name(reports: Reports, checkpoint: str, row: Row) -> str:
     if row.key == "gpu_speed":
         runs = sorted((reports.folder / GPU_SPEED_FOLDER).glob("*.json"))
         return f"../{GPU_SPEED_FOLDER}/{runs[-1].name}" if runs else ""
+    if row.suite:
+        return suite_report_name(reports, checkpoint) or row.report
     return row.report
 
 
@@ -423,7 +447,7 @@ def model_card_table(reports: Reports, checkpoint: str) -> str:
     header.append("report")
     values = 2 if card.compare else 1
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * values + "---|" * (len(header) - 1 - values)]
-    suite_run = reports.exists(checkpoint, "all.json")
+    suite_run = suite_report_name(reports, checkpoint) is not None
     folded: List[Target] = []
     for index, row in enumerate(ROWS):
         if row.suite and not suite_run:
@@ -536,13 +560,15 @@ def _published(entry: Mapping[str, Any]) -> str:
 def paper_suite_table(reports: Reports) -> str:
     """The paper's test sets and probes of every checkpoint of ``SUITE_COLUMNS`` that ran them (``all.json``), beside
     the paper's full model; the first column with its 95% bootstrap interval."""
-    ran = [(checkpoint, label) for checkpoint, label in SUITE_COLUMNS if reports.exists(checkpoint, "all.json")]
-    if not ran:
+    ran = [(checkpoint, label) for checkpoint, label in SUITE_COLUMNS if suite_report_name(reports, checkpoint)]
+    if not ran or _suite_in_progress(reports, ran[0][0]):
         raise LandingError(f"{reports.folder}: no card checkpoint has an all.json")
-    suites = {checkpoint: {entry["name"]: entry for entry in reports.load(checkpoint, "all.json")["test_sets"]}
+    suites = {checkpoint: {entry["name"]: entry for entry in _suite(reports, checkpoint) or ()}
               for checkpoint, _ in ran}
     first = ran[0][0]
-    header = ["test set", "pairs"] + [f"{label} [95% CI]" if checkpoint == first else label
+    in_progress = [checkpoint for checkpoint, _ in ran if _suite_in_progress(reports, checkpoint)]
+    header = ["test set", "pairs"] + [f"{label} [95% CI]" if checkpoint == first else
+                                      f"{label} (in progress)" if checkpoint in in_progress else label
                                       for checkpoint, label in ran] + ["paper: full model"]
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
     for name, entry in suites[first].items():
@@ -560,6 +586,9 @@ def paper_suite_table(reports: Reports) -> str:
            "number, on its set, only indicates the level."
     if missing:
         note += f" Not run yet: {', '.join(missing)}."
+    for checkpoint in in_progress:
+        note += (f" In progress: `{checkpoint}`, {len(suites[checkpoint])} of {len(suites[first])} sets so far "
+                 f"(its `{IN_PROGRESS_SUITE}`), the rest left blank.")
     lines += ["", textwrap.fill(note, width=118, break_long_words=False, break_on_hyphens=False)]
     return "\n".join(lines) + "\n"
 

@@ -15,6 +15,7 @@ import shutil
 import pytest
 
 from coherence_metric.benchmarks.reporting import landing, model_cards
+from coherence_metric.benchmarks.reporting.report_reader import LandingError
 
 from ..conftest import REPO_DIR
 from .report_copies import REPORTS, copy_reports, set_system_tau
@@ -103,6 +104,46 @@ def test_a_suite_never_run_reads_not_measured_with_its_targets(tmp_path):
     assert cells[1] == "not measured"
     assert cells[3] == "≥ 90; ≥ 64.6; none below 50: not measured"
     assert "permuted news" not in table and "StoryCloze" not in table
+
+
+def _suite_in_progress(reports, checkpoint: str, leave_out: tuple) -> dict:
+    """Give ``checkpoint`` a paper suite in progress: the default's sets, relabelled, without those left out."""
+    report = json.loads((reports / landing.DEFAULT / "all.json").read_text(encoding="utf-8"))
+    report["test_sets"] = [{**entry, "results": {checkpoint: entry["results"][landing.DEFAULT]}}
+                           for entry in report["test_sets"] if entry["name"] not in leave_out]
+    report["partial"] = True
+    (reports / checkpoint / "all.json").unlink(missing_ok=True)
+    shutil.rmtree(reports / checkpoint / "in-progress", ignore_errors=True)
+    (reports / checkpoint / "in-progress").mkdir()
+    (reports / checkpoint / model_cards.IN_PROGRESS_SUITE).write_text(json.dumps(report), encoding="utf-8")
+    return report
+
+
+def test_a_suite_in_progress_shows_its_finished_sets_and_not_measured_for_the_rest(tmp_path):
+    """A suite that takes longer than a machine lasts is committed set by set; its card and the paper-suite table
+    show what is measured, "not measured" for the rest, and never the lowest of some probes as the lowest probe."""
+    reports = copy_reports(tmp_path)
+    report = _suite_in_progress(reports, landing.ACCURATE, leave_out=("NEWS-PERMUTED",))
+    wsj = next(entry for entry in report["test_sets"] if entry["name"] == "WSJ-SAMPLE-PERMUTED")
+    table = model_cards.card_table(landing.Reports(reports), landing.ACCURATE)
+    cells = _row(table, "permuted WSJ sample")
+    assert cells[1].startswith(f"{100 * wsj['results'][landing.ACCURATE]['accuracy']:.1f} [")
+    assert cells[3] == "within 2 points of the default: met" and cells[4] == "`in-progress/all.json`"
+    news = _row(table, "permuted news")
+    assert news[1] == "not measured" and news[3] == "within 2 points of the default: not measured"
+    assert _row(table, "the lowest linguistic probe")[1] != "not measured"
+    suite = model_cards.paper_suite_table(landing.Reports(reports))
+    assert "| accurate (in progress) |" in suite and "14 of 15 sets so far" in " ".join(suite.split())
+    header = [cell.strip() for cell in suite.splitlines()[0].strip("|").split("|")]
+    assert _row(suite, "NEWS-PERMUTED")[header.index("accurate (in progress)")] == ""
+
+    _suite_in_progress(reports, landing.ACCURATE, leave_out=("PROBE-to_negation",))
+    table = model_cards.card_table(landing.Reports(reports), landing.ACCURATE)
+    assert _row(table, "the lowest linguistic probe")[1] == "not measured"
+    _suite_in_progress(reports, landing.ACCURATE, leave_out=("NEWS-PERMUTED",))
+    shutil.move(reports / landing.ACCURATE / model_cards.IN_PROGRESS_SUITE, reports / landing.ACCURATE / "all.json")
+    with pytest.raises(LandingError, match="all.json: no test set NEWS-PERMUTED"):  # a finished suite has every set
+        model_cards.card_table(landing.Reports(reports), landing.ACCURATE)
 
 
 def test_a_missing_own_report_is_named_in_one_line(tmp_path, capsys):
