@@ -27,9 +27,6 @@ from .scoring import PART_KIND
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 
-#: The folder, beside a suite report, that holds the parts of its sets in progress.
-PARTS_FOLDER = PART_KIND
-
 
 class CarriedPartsCache(JsonCache):
     """The score cache, which also writes each score part beside the run's report and reads a missing one from
