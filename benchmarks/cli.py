@@ -100,6 +100,11 @@ def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Pa
         raise InputError(f"--batch-size must be a positive integer, got {batch_size}")
     if split is not None and name != "localisation":
         raise InputError(f"--split is for --suite localisation only; --suite {name} measures its own test sets")
+    if mechanisms:
+        from coherence_metric.analysis.mechanisms import check_mechanism_name
+
+        for mechanism in _mechanism_names(mechanisms):
+            check_mechanism_name(mechanism)  # a typo is refused before the checkpoint and the data load
     if resume_from and name not in TEST_SET_SUITES:
         raise InputError(f"--resume-from is for --suite {', '.join(TEST_SET_SUITES)}; --suite {name} has no test "
                          "sets to take from an earlier run")
@@ -164,10 +169,14 @@ def _localisation(settings: RunSettings, mechanisms: Optional[str], split: str) 
     from .localisation import run_localisation
     from .reporting.localisation_markdown import render_localisation_markdown
 
-    chosen = [name.strip() for name in mechanisms.split(",") if name.strip()] if mechanisms else None
-    result = run_localisation(settings, mechanisms=chosen, split=split)
+    result = run_localisation(settings, mechanisms=_mechanism_names(mechanisms) if mechanisms else None, split=split)
     click.echo(render_localisation_markdown(result))
     _echo_outputs(result)
+
+
+def _mechanism_names(mechanisms: str) -> list[str]:
+    """The names of a comma-separated ``--mechanisms``."""
+    return [name.strip() for name in mechanisms.split(",") if name.strip()]
 
 
 def _cohesentia(settings: RunSettings) -> None:

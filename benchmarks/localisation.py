@@ -45,6 +45,7 @@ from coherence_metric.analysis.mechanisms import (
     AUTO,
     LOCAL_TERM,
     MODEL_AGNOSTIC,
+    check_mechanism_name,
     has_local_term,
     resolve_mechanism,
     run_mechanism,
@@ -188,6 +189,8 @@ def run_localisation(
         raise InputError(f"--limit must be a positive number of documents, got {per_kind}")
     if split not in SPLITS:
         raise InputError(f"unknown split {split!r}: choose one of {', '.join(SPLITS)}")
+    for name in mechanisms or ():
+        check_mechanism_name(name)  # before the data and the checkpoint load
     cache = JsonCache(cache_dir, enabled=settings.use_cache)
     sets = load_localisation_sets(per_kind, seed, cache, data_dir, split=split)
     scorer = CoherenceScorer(model, settings=settings.scorer_settings("fp32"))

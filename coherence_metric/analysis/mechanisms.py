@@ -75,16 +75,25 @@ def has_local_term(scorer: Any) -> bool:
     return getattr(scorer.model, "local_weight", None) is not None
 
 
+def check_mechanism_name(mechanism: str) -> None:
+    """Refuse an unknown mechanism name before anything slow (data, a checkpoint) is loaded.
+
+    Raises:
+        InputError: the name is neither ``auto`` nor one of ``MECHANISMS``.
+    """
+    if mechanism != AUTO and mechanism not in MECHANISMS:
+        raise InputError(f"unknown transition mechanism {mechanism!r}: choose one of {', '.join((AUTO,) + MECHANISMS)}")
+
+
 def resolve_mechanism(scorer: Any, mechanism: str) -> str:
     """The mechanism that will run: ``auto`` is ``local-term`` where the checkpoint has one, else ``FALLBACK``.
 
     Raises:
         InputError: an unknown name, or ``local-term`` asked of a checkpoint without one.
     """
+    check_mechanism_name(mechanism)
     if mechanism == AUTO:
         return LOCAL_TERM if has_local_term(scorer) else FALLBACK
-    if mechanism not in MECHANISMS:
-        raise InputError(f"unknown transition mechanism {mechanism!r}: choose one of {', '.join((AUTO,) + MECHANISMS)}")
     if mechanism == LOCAL_TERM and not has_local_term(scorer):
         raise InputError(f"the checkpoint {scorer.model_label} has no local (sentence-pair) term: use "
                          f"mechanism {AUTO!r} or one of {', '.join(MODEL_AGNOSTIC)}")

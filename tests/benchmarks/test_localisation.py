@@ -118,12 +118,15 @@ def test_the_suite_runs_from_the_command_line_and_reads_its_cache(bert_checkpoin
     assert [row["kinds"] for row in rerun["rows"]] == [row["kinds"] for row in data["rows"]]
 
 
-def test_an_unknown_mechanism_is_one_line(bert_checkpoint, shared_data, tmp_path):
+def test_an_unknown_mechanism_is_one_line_before_anything_loads(tmp_path):
+    """A typo costs no wait: the name is refused before the data and the checkpoint (here one that does not exist)."""
     from coherence_metric.cli import cli
 
-    result = CliRunner().invoke(cli, ["benchmark", "--model", str(bert_checkpoint), "--suite", "localisation",
-                                      "--mechanisms", "magic", "--limit", "2", "--cache-dir", str(tmp_path)])
-    assert result.exit_code == 2 and "unknown transition mechanism 'magic'" in result.stderr
+    result = CliRunner().invoke(cli, ["benchmark", "--model", str(tmp_path / "no-such-checkpoint"), "--suite",
+                                      "localisation", "--mechanisms", "pair-alone,magic", "--limit", "2",
+                                      "--cache-dir", str(tmp_path)])
+    assert result.exit_code == 2 and result.stderr.count("\n") == 1
+    assert "unknown transition mechanism 'magic'" in result.stderr
 
 
 @pytest.mark.slow
