@@ -123,12 +123,18 @@ def run_benchmark(
     bar = progress_bar(len(sources) * len(systems), progress)
     if resumed is not None:
         result["resumed"] = {"from": [], "test_sets": [], "sources": {}, "seconds": 0.0}
-    for source in sources:
+    rows: dict[int, dict[str, Any]] = {}  # by the source's position: the report keeps the suite's order
+
+    def store(index: int, row: dict[str, Any]) -> None:
+        rows[index] = row
+        result["test_sets"] = [rows[position] for position in sorted(rows)]
+
+    for index, source in _taken_first(sources, resumed):
         test_set = load(source)
         row = _test_set_row(test_set)
         taken = resumed.take(row) if resumed is not None else None
         if taken is not None:
-            result["test_sets"].append(taken)
+            store(index, taken)
             result["resumed"]["test_sets"].append(test_set.name)
             result["resumed"]["sources"][test_set.name] = resumed.sources[test_set.name]
             # The reports that gave a set, in the order of the sets: one that gave nothing here is not named.
@@ -137,6 +143,9 @@ def run_benchmark(
             LOGGER.info("%s: taken from %s (not scored again)", test_set.name, resumed.sources[test_set.name])
             if bar is not None:
                 bar.update(len(systems))
+            _finish(result, cache, started, partial=True)
+            if out_dir is not None:  # the partial report holds every set known before the first is scored
+                write_suite_reports(result, out_dir, chart=False)
             continue
         scored: dict[str, ScoredTestSet] = {}
         for system in systems:
@@ -147,7 +156,7 @@ def run_benchmark(
             _log_cell(test_set, system, row["results"][system.name])
             if bar is not None:
                 bar.update(1)
-        result["test_sets"].append(row)
+        store(index, row)
         _finish(result, cache, started, partial=True)
         if out_dir is not None:
             drop_finished_parts(Path(out_dir), test_set.name)
@@ -158,6 +167,18 @@ def run_benchmark(
     if out_dir is not None:
         result["outputs"] = write_suite_reports(result, out_dir, chart=True)
     return result
+
+
+def _taken_first(sources: Sequence[TestSetSource], resumed: Optional[ResumedRows]
+                 ) -> list[tuple[int, TestSetSource]]:
+    """The sources with their positions, those an earlier run finished first: a run killed while scoring then
+    leaves a partial report with every set known, not only those before it in the suite's order."""
+    finished = {name.casefold() for name in resumed.rows} if resumed is not None else set()
+
+    def name(source: TestSetSource) -> str:
+        return (source if isinstance(source, str) else source.name).casefold()
+
+    return sorted(enumerate(sources), key=lambda pair: (name(pair[1]) not in finished, pair[0]))
 
 
 def _score(system: BenchmarkSystem, test_set: TestSet, cache: JsonCache, limit: Optional[int], seed: int,

@@ -424,3 +424,34 @@ def test_a_set_begun_on_one_machine_is_finished_on_another_from_the_parts_beside
                       test_sets=_toy_sets())
     assert count_calls["scorer"] == calls + 2, "the tampered part is scored again, never read as scores"
     assert "parts" not in again["resumed"] and untimed(again["test_sets"][1]) == untimed(whole["test_sets"][1])
+
+
+def test_sets_from_earlier_runs_are_taken_first_so_a_kill_while_scoring_loses_none_of_them(
+    bert_checkpoint, tmp_path, monkeypatch, count_calls
+):
+    """A run killed while scoring must leave a partial report with every set it took, including those after the
+    killed one in the suite's order; the finished report keeps the suite's order."""
+    from coherence_metric.scorer import CoherenceScorer
+
+    pairs, annotated = _toy_sets()
+    base = RunSettings(model=str(bert_checkpoint), baselines=False, cache_dir=tmp_path / "machine-1")
+    run_suite("toy", dataclasses.replace(base, out_dir=tmp_path / "first"), test_sets=[annotated])
+    counted = CoherenceScorer.score
+
+    def killed(self, texts):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(CoherenceScorer, "score", killed)
+    second = dataclasses.replace(base, cache_dir=tmp_path / "machine-2", out_dir=tmp_path / "second",
+                                 resume_from=(tmp_path / "first" / "toy.json",))
+    with pytest.raises(KeyboardInterrupt):
+        run_suite("toy", second, test_sets=[pairs, annotated])
+    partial = json.loads((tmp_path / "second" / "toy.json").read_text(encoding="utf-8"))
+    assert partial["partial"] is True and [row["name"] for row in partial["test_sets"]] == ["TOY-LMVLM"]
+
+    monkeypatch.setattr(CoherenceScorer, "score", counted)
+    third = dataclasses.replace(second, cache_dir=tmp_path / "machine-3", out_dir=tmp_path / "third",
+                                resume_from=(tmp_path / "second" / "toy.json",))
+    finished = run_suite("toy", third, test_sets=[pairs, annotated])
+    assert [row["name"] for row in finished["test_sets"]] == ["TOY-PAIRS", "TOY-LMVLM"]
+    assert finished["resumed"]["test_sets"] == ["TOY-LMVLM"] and finished["partial"] is False
