@@ -23,6 +23,8 @@ from typing import Any, Dict, List, Optional, Sequence
 from coherence_metric import CoherenceScorer
 from coherence_metric.research.catalogue import PAPER_TEST_SETS, load_benchmark_test_set
 
+from .reporting.files import write_script_output
+
 TIE = 1e-5
 
 
@@ -83,8 +85,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     sets = [name.strip() for name in args.sets.split(",") if name.strip()]
     result = {model: measure_model(model, args.limit, args.seed, sets) for model in args.models}
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as handle:
-            json.dump({"limit": args.limit, "seed": args.seed, "models": result}, handle, indent=2)
+        write_script_output(args.out, json.dumps({"limit": args.limit, "seed": args.seed, "models": result}, indent=2))
 
 
 if __name__ == "__main__":

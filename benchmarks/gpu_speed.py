@@ -29,6 +29,8 @@ import time
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
+from .reporting.files import write_script_output
+
 #: Tier name -> (the checkpoint it stands for, its backbone's Hub id).
 TIERS = {"default": ("cm-minilm-gpu-joint-2026.11", "sentence-transformers/all-MiniLM-L6-v2"),
          "accurate": ("cm-mpnet-lora-joint-2026.11", "sentence-transformers/all-mpnet-base-v2")}
@@ -63,7 +65,7 @@ def export(out: Path, sentences: int = 4000) -> None:
         for file_name in FILES:
             if (backbone / file_name).is_file():
                 shutil.copyfile(backbone / file_name, out / tier / file_name)
-    (out / "sentences.json").write_text(json.dumps(news_sentences()[:sentences]), encoding="utf-8")
+    write_script_output(out / "sentences.json", json.dumps(news_sentences()[:sentences]))
 
 
 def build_scorer(folder: Path, device: str, dtype: str, batch_size: int, length: int,
@@ -165,7 +167,7 @@ def run(inputs: Path, out: Path, seconds: float, tiers: Sequence[str], device: s
                        **host_ceiling(folder, device, length, texts[length], seconds, probe)}
             report["host_ceiling"].append(ceiling)
             print(json.dumps(ceiling), flush=True)
-            (out / REPORT_NAME).write_text(json.dumps(report, indent=1), encoding="utf-8")
+            write_script_output(out / REPORT_NAME, json.dumps(report, indent=1), "the report")
         dtypes = DTYPES if cuda else ("fp32",)
         plan = [] if host_only else [(length, MAIN_BATCH, dtype) for dtype in dtypes for length in lengths]
         plan += [] if host_only else [(middle, batch, dtype) for dtype in dtypes for batch in sweep
@@ -176,7 +178,7 @@ def run(inputs: Path, out: Path, seconds: float, tiers: Sequence[str], device: s
                    **timed(scorer, texts[length], seconds, probe)}
             report["rows"].append(row)
             print(json.dumps(row), flush=True)
-            (out / REPORT_NAME).write_text(json.dumps(report, indent=1), encoding="utf-8")
+            write_script_output(out / REPORT_NAME, json.dumps(report, indent=1), "the report")
             del scorer
             if cuda:
                 torch.cuda.empty_cache()

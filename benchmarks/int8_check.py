@@ -32,6 +32,7 @@ import torch
 
 from coherence_metric import CoherenceScorer
 
+from .reporting.files import write_script_output
 from .speed import TextBuilder, _cpu_name, float_paths, news_sentences
 
 #: The shipping rule of issue 56, item 2, and a metric's own: a score that does not depend on its batch.
@@ -132,7 +133,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     text = json.dumps(run(arguments.model, arguments.texts), indent=1)
     print(text)
     if arguments.output:
-        arguments.output.write_text(text + "\n", encoding="utf-8")
+        write_script_output(arguments.output, text + "\n")
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from coherence_metric.inputs.texts import sentences_of
 from coherence_metric.scoring.profiling import DOCUMENT_PASS
 from coherence_metric.scoring.windows import window_tokens
 
+from .reporting.files import write_script_output
 from .speed import _cpu_name, float_paths, news_sentences
 
 SHORT_WORDS = 150
@@ -111,7 +112,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     text = json.dumps(run(arguments.model, arguments.short, arguments.long), indent=1)
     print(text)
     if arguments.output:
-        arguments.output.write_text(text + "\n", encoding="utf-8")
+        write_script_output(arguments.output, text + "\n")
 
 
 if __name__ == "__main__":

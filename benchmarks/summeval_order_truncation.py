@@ -26,6 +26,8 @@ from coherence_metric import CoherenceScorer
 from coherence_metric.research.datasets.ratings import load_summeval_ratings
 from coherence_metric.research.permutations import negative_orders
 
+from .reporting.files import write_script_output
+
 SEED = 41
 
 
@@ -72,8 +74,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         print(f"{row['model']}: n={row['n']} own shuffle {row['own_shuffle']:.3f}, first sentence alone above the "
               f"whole {row['first_beats_whole']:.3f} (mean {row['first_minus_whole_sd']:+.2f} sd)")
     if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(rows, indent=1), encoding="utf-8")
+        write_script_output(args.out, json.dumps(rows, indent=1))
 
 
 if __name__ == "__main__":

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import (
     CheckpointError,
     CoherenceMetricError,
+    EmptyTextWarning,
     InputError,
     ModelNotFoundError,
     NetworkError,
@@ -67,6 +68,7 @@ __all__ = [
     "CoherenceScorer",
     "CompareResult",
     "DiagnosticReport",
+    "EmptyTextWarning",
     "ExplainResult",
     "InputError",
     "ModelNotFoundError",

@@ -12,6 +12,7 @@ from collections.abc import Hashable
 from typing import Any, Dict, Optional, Union
 
 from .errors import InputError
+from .inputs.empty import check_on_empty
 from .models.registry import DEFAULT_MODEL
 from .settings import ScorerSettings
 
@@ -20,8 +21,8 @@ SIGNATURE_ATTR = "coherence_signature"
 
 
 def score_dataframe(df: Any, column: str = "text", output_column: str = "coherence",
-                    model: Union[str, Any] = DEFAULT_MODEL, *, settings: Optional[ScorerSettings] = None,
-                    **overrides: Any) -> Any:
+                    model: Union[str, Any] = DEFAULT_MODEL, *, on_empty: str = "error",
+                    settings: Optional[ScorerSettings] = None, **overrides: Any) -> Any:
     """A copy of ``df`` with ``output_column`` holding the coherence score of each row's ``column``.
 
     Args:
@@ -30,6 +31,10 @@ def score_dataframe(df: Any, column: str = "text", output_column: str = "coheren
         output_column: the new column's name; an existing column is never overwritten.
         model: a model name or checkpoint folder (a string or a ``pathlib.Path``) for the cached scorer
             (``coherence_metric.get_scorer``), or a ``CoherenceScorer`` built with the settings you want.
+        on_empty: what a row whose text is empty (None, NaN/NA, or whitespace or invisible characters only) does:
+            ``"error"`` (the default) refuses the frame, naming every such row by position; ``"nan"`` keeps every
+            row, NaN in ``output_column`` for the empty ones; ``"skip"`` returns only the rows scored, each with
+            its own index label, so the result still joins back onto ``df``. Both warn how many.
         settings: the cached scorer's settings (a ``ScorerSettings``) when ``model`` is a name or a path.
         **overrides: ``ScorerSettings`` fields by name (``dtype="fp32"``), in place of those of ``settings``.
 
@@ -38,8 +43,8 @@ def score_dataframe(df: Any, column: str = "text", output_column: str = "coheren
 
     Raises:
         InputError: not a DataFrame, a column name that is a list, a missing or repeated text column, an existing
-            output column, a model that is neither a name, a path nor a scorer, settings beside a scorer, or a bad
-            text (named by its row position).
+            output column, a model that is neither a name, a path nor a scorer, settings beside a scorer, an
+            unknown ``on_empty``, or a bad text (named by its row position).
     """
     if not (hasattr(df, "columns") and hasattr(df, "copy") and getattr(df, "ndim", None) == 2):
         raise InputError(f"score_dataframe takes a pandas DataFrame, got {type(df).__name__}")
@@ -55,9 +60,10 @@ def score_dataframe(df: Any, column: str = "text", output_column: str = "coheren
                          "is one")
     if output_column in df.columns:
         raise InputError(f"the DataFrame already has a column {output_column!r}: pass another output_column")
+    check_on_empty(on_empty)
     scorer = _scorer(model, settings, overrides)
-    result = scorer.score(df[column])
-    scored = df.copy()
+    result = scorer.score(df[column], on_empty=on_empty)
+    scored = df.copy() if on_empty != "skip" else df.iloc[result.indices].copy()
     scored[output_column] = result.scores  # a list is assigned by position, so any index lines up
     scored.attrs[SIGNATURE_ATTR] = str(result.signature)
     return scored

@@ -4,7 +4,7 @@ One actor per worker slot loads the checkpoint once and scores batch after batch
 class), so the cost of loading is paid per actor, not per batch, and Ray handles scheduling, retries, spilling and
 reading/writing JSONL or Parquet from local disks or object stores. A text's score does not depend on which other
 texts share its batch (up to float noise, about 1e-6), so the scores equal single-process ones within 1e-5. Ray is
-imported only when this runs (``pip install 'coherence-metric[integrations]'``); pointing at a cluster is Ray's
+imported only when this runs (the ``integrations`` extra); pointing at a cluster is Ray's
 business: ``ray.init(address=...)`` or ``RAY_ADDRESS`` before calling, as docs/integrations.md shows.
 """
 

@@ -38,3 +38,8 @@ class NonFiniteScoreError(CoherenceMetricError, ArithmeticError):
 
 class TruncationWarning(UserWarning):
     """Some texts were longer than ``max_length`` tokens and were cut (one warning per call)."""
+
+
+class EmptyTextWarning(UserWarning):
+    """Some texts were empty and were left out or reported as NaN (``on_empty="skip"`` or ``"nan"``; one warning per
+    call, saying how many)."""

@@ -19,7 +19,7 @@ import os
 import threading
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 import torch
@@ -27,19 +27,27 @@ import torch
 from .analysis.explain import explain
 from .errors import InputError, NonFiniteScoreError, TruncationWarning
 from .inputs.containers import as_text_list
+from .inputs.empty import (
+    EmptySplit,
+    check_on_empty,
+    errors_renamed,
+    input_positions,
+    split_empty_pairs,
+    split_empty_texts,
+)
 from .inputs.texts import Document, normalise_documents, sentences_of
-from .models.backbones import resolve_backbone_folder
+from .models.backbones import verified_backbone_folder
 from .models.checkpoint import load_checkpoint
 from .models.model import CoherenceModel
 from .models.registry import DEFAULT_MODEL, resolve_model
-from .results import CompareResult, ScoreResult
+from .results import CompareResult, ScoreResult, paired_comparison
 from .scoring.batching import pad_batch, plan_batches
 from .scoring.local_term import adjacent_pairs, group_by_owner, mix
 from .scoring.profiling import DOCUMENT_PASS, SENTENCE_SPLIT, TOKENISE, TRANSITION_PASS, WINDOWING, StageTimes, stage
 from .scoring.progress import DOCUMENTS, with_progress
 from .scoring.runtime import autocast_context, resolve_device, resolve_dtype
 from .scoring.sentence_pass import SentenceEmbedder, add_sentence_terms
-from .scoring.token_ids import token_ids
+from .scoring.token_ids import bounded_prefixes, token_ids
 from .scoring.transition_pass import boundary_logits
 from .scoring.windows import windowed_sentences
 from .settings import ScorerSettings
@@ -49,10 +57,8 @@ from .statistics.bootstrap import (
     DEFAULT_SEED,
     check_bootstrap_settings,
     check_sample_size,
-    paired_bootstrap,
 )
-from .statistics.significance import DEFAULT_TRIALS, check_trials, paired_tests
-from .statistics.ties import tie_tolerance
+from .statistics.significance import DEFAULT_TRIALS, check_trials
 from .systems import compare_systems
 from .version import __version__
 
@@ -117,7 +123,7 @@ class CoherenceScorer:
         self.device = resolve_device(settings.device)
         self.dtype = resolve_dtype(settings.dtype, self.device)
         resolved = resolve_model(model, revision=settings.revision, local_files_only=settings.local_files_only)
-        loaded = load_checkpoint(resolved.folder)
+        loaded = load_checkpoint(resolved.folder, local_files_only=settings.local_files_only)
         self._setup(loaded.model, loaded.tokenizer, resolved.label, loaded.config.fingerprint())
         self._apply(settings)
 
@@ -176,9 +182,10 @@ class CoherenceScorer:
         if self._sentence_embedder is None:
             with self._sentence_embedder_lock:
                 if self._sentence_embedder is None:
-                    self._sentence_embedder = SentenceEmbedder.from_folder(
-                        resolve_backbone_folder(self.model.backbone_spec), device=self.device,
-                        max_tokens_per_batch=self.max_tokens_per_batch)
+                    with verified_backbone_folder(self.model.backbone_spec,
+                                                  local_files_only=self.settings.local_files_only) as folder:
+                        self._sentence_embedder = SentenceEmbedder.from_folder(
+                            folder, device=self.device, max_tokens_per_batch=self.max_tokens_per_batch)
         return self._sentence_embedder
 
     def _add_sentence_terms(self, splits: "_Splits", scores: List[float]) -> List[float]:
@@ -239,18 +246,49 @@ class CoherenceScorer:
 
     # ----------------------------------------------------------------------------------------- public API
 
-    def score(self, texts: Union[str, Iterable[Any]]) -> ScoreResult:
+    def score(self, texts: Union[str, Iterable[Any]], *, on_empty: str = "error") -> ScoreResult:
         """Score texts: a string, or a list (tuple, generator, 1-D numpy array, pandas Series, any ordered iterable)
         of texts, each a string or a list of sentences (joined with spaces).
 
+        Args:
+            texts: the texts.
+            on_empty: what an empty text (None, a missing value (NaN/NA), or a string or sentence list of whitespace
+                or invisible characters only; the CLI's test) does: ``"error"`` (the default) refuses the call,
+                naming every empty text; ``"skip"`` leaves them out (``result.indices`` is each score's input
+                position); ``"nan"`` gives them a NaN score, left out of ``system_score``. Under skip and nan one
+                ``EmptyTextWarning`` says how many, and ``result.empty`` lists their positions.
+
         Returns:
-            A ScoreResult with one score per text in input order, the mean, the truncation counts and
-            the signature.
+            A ScoreResult with one score per text in input order (under skip: per non-empty text), the mean, the
+            truncation counts and the signature.
 
         Raises:
-            InputError: an empty text, a wrong type, or (with ``truncation="error"``) a text too long.
+            InputError: an empty text (under ``"error"``), texts that are all empty, a wrong type, an unknown
+                ``on_empty``, or (with ``truncation="error"``) a text too long.
         """
-        documents = as_text_list(texts)
+        documents = as_text_list(texts, keep_missing=True)
+        split = split_empty_texts(documents, on_empty, stacklevel=3)
+        return self._score_split(documents, split)
+
+    def _score_split(self, documents: List[Any], split: EmptySplit) -> ScoreResult:
+        """Score the texts ``split`` keeps, errors naming them by their place in ``documents``, and put the empty ones
+        back as ``split.on_empty`` says."""
+        if not split.empty:
+            return replace(self._score_documents(documents), on_empty=split.on_empty)
+        with errors_renamed(input_positions(split.kept)):
+            result = self._score_documents([documents[position] for position in split.kept])
+        if split.on_empty == "skip":
+            return replace(result, on_empty="skip", empty=list(split.empty))
+        transitions: Optional[List[List[float]]] = None
+        if result.transitions is not None:
+            transitions = [[] for _ in documents]  # an empty text has no sentence pairs
+            for row, position in enumerate(split.kept):
+                transitions[position] = result.transitions[row]
+        return replace(result, scores=_with_nan(result.scores, split.kept, len(documents)), transitions=transitions,
+                       on_empty="nan", empty=list(split.empty))
+
+    def _score_documents(self, documents: List[Any]) -> ScoreResult:
+        """Score non-empty texts (each checked; an empty one is refused, as ``normalise_documents`` says)."""
         joined = normalise_documents(documents)
         splits = _Splits(list(documents), self._stages)
         encoded = self._encode(splits, joined)
@@ -271,7 +309,8 @@ class CoherenceScorer:
         term = self.model.transition_term
         if term is not None:  # a checkpoint has a local term or a transition term, never both (format 5 references)
             with stage(self._stages, TRANSITION_PASS):
-                transitions = boundary_logits(splits.all(), term, self.device, self.dtype)
+                transitions = boundary_logits(splits.all(), term, self.device, self.dtype,
+                                              local_files_only=self.settings.local_files_only)
             scores = mix(scores, transitions, term.weight)
         self._refuse_non_finite(scores)
         if encoded.n_truncated:
@@ -282,13 +321,13 @@ class CoherenceScorer:
                    if self.truncation == "warn"
                    else " (a single sentence longer than max_length)"),
                 TruncationWarning,
-                stacklevel=2,
+                stacklevel=4,  # the user's call: score or compare, then _score_split or _compare_split, then here
             )
         return ScoreResult(
             scores=scores,
             n_truncated=encoded.n_truncated,
             n_windowed=encoded.n_windowed,
-            signature=self.signature.with_truncated(encoded.n_truncated),
+            signature=self.signature.with_truncated(encoded.n_truncated, encoded.n_windowed),
             transitions=transitions,
         )
 
@@ -299,6 +338,8 @@ class CoherenceScorer:
         bootstrap_resamples: int = DEFAULT_RESAMPLES,
         seed: int = DEFAULT_SEED,
         randomization_trials: int = DEFAULT_TRIALS,
+        *,
+        on_empty: str = "error",
     ) -> CompareResult:
         """Compare two texts, or two systems' outputs on the same inputs (two equal-length lists).
 
@@ -311,6 +352,12 @@ class CoherenceScorer:
             seed: the bootstrap's seed, 0 to 2**63 - 1; it goes into the signature.
             randomization_trials: trials of the approximate randomization test (paired comparisons only), 1 to
                 1,000,000; it goes into the signature.
+            on_empty: for two lists, what an input whose text is empty on either side does (a pair needs both texts;
+                empty as ``score`` says): ``"error"`` (the default) refuses, naming every such input; ``"skip"``
+                leaves it out of the result (``result.indices``: the inputs kept); ``"nan"`` keeps it with NaN
+                scores and the ``pair_winners`` entry ``"empty"``. Either way it is left out of every mean, win
+                rate, interval and p-value, ``result.empty`` lists it, and one ``EmptyTextWarning`` says how many.
+                Two single texts, one of them empty, are always refused: there is nothing to compare.
 
         Scores within the dtype's tie tolerance (1e-5 in fp32, 1e-2 in bf16 and fp16;
         :mod:`coherence_metric.statistics.ties`)
@@ -325,36 +372,40 @@ class CoherenceScorer:
             raise InputError(f"compare takes strings or lists of texts, got {type(a).__name__} and {type(b).__name__}")
         bootstrap_resamples, seed = check_bootstrap_settings(bootstrap_resamples, seed)
         randomization_trials = check_trials(randomization_trials)
-        side_a: List[Any] = as_text_list(a) if paired else [a]
-        side_b: List[Any] = as_text_list(b) if paired else [b]
+        check_on_empty(on_empty)
+        if not paired:
+            result = self._score_documents([a, b])
+            return CompareResult(result.scores[:1], result.scores[1:], result.signature, paired=False,
+                                 n_truncated=result.n_truncated)
+        side_a: List[Any] = as_text_list(a, keep_missing=True)
+        side_b: List[Any] = as_text_list(b, keep_missing=True)
         if len(side_a) != len(side_b):
             raise InputError(
                 f"system A has {len(side_a)} texts and system B has {len(side_b)}: a paired comparison "
                 "needs the same number of texts, in the same input order"
             )
-        if paired:
-            check_sample_size(len(side_a))
-        result = self.score(side_a + side_b)
-        scores_a, scores_b = result.scores[: len(side_a)], result.scores[len(side_a):]
-        if not paired:
-            return CompareResult(scores_a, scores_b, result.signature, paired=False, n_truncated=result.n_truncated)
-        tolerance = tie_tolerance(self.dtype)
-        interval = paired_bootstrap(scores_a, scores_b, resamples=bootstrap_resamples, seed=seed,
-                                    tie_tolerance=tolerance)
-        tests = paired_tests(scores_a, scores_b, resamples=bootstrap_resamples, trials=randomization_trials, seed=seed,
-                             tie_tolerance=tolerance)
-        return CompareResult(
-            scores_a,
-            scores_b,
-            result.signature.with_bootstrap(bootstrap_resamples, seed, randomization_trials),
-            paired=True,
-            n_truncated=result.n_truncated,
-            win_rate_interval=interval.win_rate_interval,
-            mean_difference_interval=interval.mean_difference_interval,
-            confidence=interval.confidence,
-            p_value_bootstrap=tests.p_value_bootstrap,
-            p_value_randomization=tests.p_value_randomization,
-        )
+        check_sample_size(len(side_a))
+        split = split_empty_pairs(side_a, side_b, on_empty, stacklevel=3)
+        return self._compare_split(side_a, side_b, split, bootstrap_resamples, seed, randomization_trials)
+
+    def _compare_split(self, side_a: List[Any], side_b: List[Any], split: EmptySplit, bootstrap_resamples: int,
+                       seed: int, randomization_trials: int) -> CompareResult:
+        """The paired comparison of the inputs ``split`` keeps; errors name A's text i ``text i`` and B's ``text
+        n+i``, as in the one list of both sides that is scored."""
+        kept = split.kept
+        if split.empty:
+            check_sample_size(len(kept))
+        count = len(side_a)
+        with errors_renamed(input_positions(kept + [count + position for position in kept])):
+            result = self._score_documents([side_a[position] for position in kept] +
+                                           [side_b[position] for position in kept])
+        scores_a, scores_b = result.scores[: len(kept)], result.scores[len(kept):]
+        compared = paired_comparison(scores_a, scores_b, result.signature, result.n_truncated, bootstrap_resamples,
+                                     seed, randomization_trials)
+        if split.on_empty == "nan" and split.empty:
+            scores_a, scores_b = _with_nan(scores_a, kept, count), _with_nan(scores_b, kept, count)
+        return replace(compared, scores_a=scores_a, scores_b=scores_b, on_empty=split.on_empty,
+                       empty=list(split.empty))
 
     def compare_systems(
         self,
@@ -410,6 +461,8 @@ class CoherenceScorer:
                                  "there is nothing to score")
 
     def _encode(self, splits: "_Splits", joined: List[str]) -> _Encoded:
+        # A text of megabytes is read only as far as max_length needs: the same ids, bounded time and memory.
+        joined = bounded_prefixes(self.tokenizer, joined, self.max_length)
         ids = self._tokenize(joined)
         self._refuse_special_only(joined, ids)
         too_long = [index for index, sequence in enumerate(ids) if len(sequence) > self.max_length]
@@ -434,7 +487,9 @@ class CoherenceScorer:
         long_set = set(too_long)
         units = [sequence for index, sequence in enumerate(ids) if index not in long_set]
         owners = [index for index in range(len(ids)) if index not in long_set]
-        sentences = [splits.get(index) for index in too_long]
+        # A sentence longer than a window is a window of its own, cut at max_length: its bounded prefix gives the
+        # same window and the same ids.
+        sentences = [bounded_prefixes(self.tokenizer, splits.get(index), self.max_length) for index in too_long]
         flat = [sentence for document in sentences for sentence in document]
         with stage(self._stages, TOKENISE):
             # One batched call for every long text's sentences. verbose=False: a sentence over the tokenizer's
@@ -521,6 +576,14 @@ class CoherenceScorer:
         return [values[distinct[tuple(sequence)]] for sequence in ids]
 
 
+def _with_nan(scores: List[float], kept: List[int], count: int) -> List[float]:
+    """``count`` scores: ``scores`` at the ``kept`` positions, NaN at the others (the empty texts)."""
+    values = [math.nan] * count
+    for value, position in zip(scores, kept):
+        values[position] = value
+    return values
+
+
 class _Splits:
     """Each text's sentences, split at most once per call (windowing and the sentence pass both read them)."""
 
@@ -602,15 +665,17 @@ def score(
     texts: Union[str, Iterable[Any]],
     model: Union[str, "os.PathLike[str]"] = DEFAULT_MODEL,
     *,
+    on_empty: str = "error",
     settings: Optional[ScorerSettings] = None,
     **overrides: Any,
 ) -> ScoreResult:
     """Score texts with a cached ``CoherenceScorer`` of this model and these settings (a ``ScorerSettings`` and/or
-    its fields by name: ``score(texts, dtype="fp32", batch_size=8)``); see ``CoherenceScorer.score``. The texts
-    are checked before a model is loaded, so bad input fails at once."""
-    texts = as_text_list(texts)
-    normalise_documents(texts)
-    return get_scorer(model, settings=settings, **overrides).score(texts)
+    its fields by name: ``score(texts, dtype="fp32", batch_size=8)``); see ``CoherenceScorer.score``, ``on_empty``
+    included. The texts are checked before a model is loaded, so bad input fails at once."""
+    documents = as_text_list(texts, keep_missing=True)
+    split = split_empty_texts(documents, on_empty, stacklevel=3)
+    _check_kept(documents, split)
+    return get_scorer(model, settings=settings, **overrides)._score_split(documents, split)
 
 
 def compare(
@@ -621,16 +686,29 @@ def compare(
     seed: int = DEFAULT_SEED,
     *,
     randomization_trials: int = DEFAULT_TRIALS,
+    on_empty: str = "error",
     settings: Optional[ScorerSettings] = None,
     **overrides: Any,
 ) -> CompareResult:
     """Compare with a cached ``CoherenceScorer`` of this model and these settings (a ``ScorerSettings`` and/or its
-    fields by name); see ``CoherenceScorer.compare``. Strings and lists are checked before a model is loaded, so
-    bad input fails at once."""
+    fields by name); see ``CoherenceScorer.compare``, ``on_empty`` included. Strings and lists are checked before a
+    model is loaded, so bad input fails at once."""
+    check_on_empty(on_empty)
     if isinstance(a, str) and isinstance(b, str):
         normalise_documents([a, b])  # as CoherenceScorer.compare scores them: A is text 0, B text 1
     elif isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        normalise_documents(as_text_list(a) + as_text_list(b))
+        side_a, side_b = as_text_list(a, keep_missing=True), as_text_list(b, keep_missing=True)
+        if len(side_a) == len(side_b):  # else compare names the lengths
+            split = split_empty_pairs(side_a, side_b, on_empty, stacklevel=None)  # the scorer's compare warns
+            both_sides = split.kept + [len(side_a) + position for position in split.kept]  # B's text i is n+i
+            _check_kept(side_a + side_b, replace(split, kept=both_sides))
     scorer = get_scorer(model, settings=settings, **overrides)
     return scorer.compare(a, b, bootstrap_resamples=bootstrap_resamples, seed=seed,
-                          randomization_trials=randomization_trials)
+                          randomization_trials=randomization_trials, on_empty=on_empty)
+
+
+def _check_kept(documents: List[Any], split: EmptySplit) -> None:
+    """Check the texts ``split`` keeps (types, sentences, Unicode) before a model loads, errors naming each by its
+    position in ``documents``."""
+    with errors_renamed(input_positions(split.kept)):
+        normalise_documents([documents[position] for position in split.kept])

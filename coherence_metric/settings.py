@@ -33,6 +33,41 @@ def _positive_integer(name: str, value: Any) -> None:
         raise InputError(f"{name} must be a positive integer, got {value!r}")
 
 
+def _flag(name: str, value: Any) -> None:
+    """A yes/no setting must be True or False: any other value was taken for its truth, so
+    ``local_files_only="no"`` turned offline mode on."""
+    if not isinstance(value, bool):
+        raise InputError(f"{name} must be True or False, got {value!r}")
+
+
+def _optional_string(name: str, value: Any, what: str) -> None:
+    """A setting that names something (a revision, a truncation policy) must be a string (or None where allowed):
+    a list reached the model lookup and failed there as a raw TypeError."""
+    if value is not None and not isinstance(value, str):
+        raise InputError(f"{name} must be {what}, got {value!r}")
+
+
+def _is_torch(value: Any, kind: str) -> bool:
+    """Whether ``value`` is a ``torch.device`` or ``torch.dtype`` (told without importing torch)."""
+    return type(value).__module__ == "torch" and type(value).__name__ == kind
+
+
+def _check_types(settings: "ScorerSettings") -> None:
+    """Each field's type, before any value is used: one line naming the field and the value given."""
+    if not (settings.device is None or isinstance(settings.device, str) or _is_torch(settings.device, "device")):
+        raise InputError(f"device must be a string such as 'cpu', 'cuda' or 'cuda:1', got {settings.device!r}")
+    if not (isinstance(settings.dtype, str) or _is_torch(settings.dtype, "dtype")):
+        raise InputError(f"dtype must be one of auto, fp32, bf16, fp16 (a string), got {settings.dtype!r}")
+    _positive_integer("batch_size", settings.batch_size)
+    if settings.max_length is not None:
+        _positive_integer("max_length", settings.max_length)
+    _optional_string("truncation", settings.truncation, f"one of {', '.join(TRUNCATION_POLICIES)} (a string)")
+    _optional_string("revision", settings.revision, "a string (a branch, tag or commit) or None")
+    _flag("local_files_only", settings.local_files_only)
+    _positive_integer("max_tokens_per_batch", settings.max_tokens_per_batch)
+    _flag("progress", settings.progress)
+
+
 @dataclass(frozen=True)
 class ScorerSettings:
     """How a ``CoherenceScorer`` loads its checkpoint and runs it; every field has the default the scorer uses.
@@ -55,7 +90,9 @@ class ScorerSettings:
             for a checkpoint with a sentence-level term).
 
     Raises:
-        InputError: a batch size or token budget that is not a positive integer, or an unknown truncation policy.
+        InputError: a value of the wrong type (a flag that is not True or False, a revision that is not a string,
+            a batch size or token budget that is not a positive integer), or an unknown truncation policy; one
+            line naming the field and the value.
     """
 
     device: Optional[str] = None
@@ -71,10 +108,9 @@ class ScorerSettings:
     def __post_init__(self) -> None:
         if self.dtype is None:
             object.__setattr__(self, "dtype", "auto")  # one cache key for None and "auto"
-        _positive_integer("batch_size", self.batch_size)
+        _check_types(self)
         if self.truncation not in TRUNCATION_POLICIES:
             raise InputError(f"unknown truncation {self.truncation!r}: choose one of {', '.join(TRUNCATION_POLICIES)}")
-        _positive_integer("max_tokens_per_batch", self.max_tokens_per_batch)
 
     @classmethod
     def names(cls) -> Tuple[str, ...]:

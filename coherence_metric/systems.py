@@ -15,6 +15,8 @@ from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from .errors import InputError
 from .inputs.containers import as_text_list
+from .inputs.lengths import KNOWN_LIMITS_NOTE, length_note
+from .inputs.texts import normalise_documents
 from .results import ScoreResult
 from .signature import Signature
 from .statistics.bootstrap import CONFIDENCE, check_bootstrap_settings, check_sample_size, paired_bootstrap
@@ -73,6 +75,8 @@ class SystemsComparison:
         pairs: every pair once, the higher-ranked system as ``a``.
         signature: the scorer's signature with ``bootstrap:N|seed:S|ar:T``.
         bootstrap_resamples, randomization_trials, seed, confidence: the settings of the intervals and tests.
+        notes: what a reader of the numbers must know, carried into every table and report made from them: a
+            length gap between the systems' outputs, and the metric's known limits.
     """
 
     systems: Dict[str, ScoreResult]
@@ -82,6 +86,7 @@ class SystemsComparison:
     randomization_trials: int
     seed: int
     confidence: float = CONFIDENCE
+    notes: Tuple[str, ...] = (KNOWN_LIMITS_NOTE,)
 
     @property
     def ranking(self) -> List[str]:
@@ -142,6 +147,7 @@ class SystemsComparison:
             "confidence": self.confidence,
             "tie_tolerance": self.tie_tolerance,
             "signature": str(self.signature),
+            "notes": list(self.notes),
         }
 
     def to_json(self, **kwargs: Any) -> str:
@@ -204,7 +210,10 @@ def compare_scored_systems(results: Mapping[str, ScoreResult], bootstrap_resampl
     randomization_trials = check_trials(randomization_trials)
     systems = {name: result.with_system_score_interval(bootstrap_resamples, seed) for name, result in results.items()}
     first = next(iter(systems.values()))
-    signature = first.signature.with_bootstrap(bootstrap_resamples, seed, randomization_trials)
+    # the counts of every system's texts, not the first system's alone
+    signature = first.signature.with_truncated(sum(result.n_truncated for result in systems.values()),
+                                               sum(result.n_windowed for result in systems.values()))
+    signature = signature.with_bootstrap(bootstrap_resamples, seed, randomization_trials)
     unpaired = SystemsComparison(systems, [], signature, bootstrap_resamples, randomization_trials, seed)
     pairs = [_compare_pair(name_a, name_b, systems[name_a], systems[name_b], bootstrap_resamples,
                            randomization_trials, seed, unpaired.tie_tolerance)
@@ -236,7 +245,15 @@ def compare_systems(scorer: Any, systems: Mapping[str, Iterable[Any]], bootstrap
     results: Dict[str, ScoreResult] = {}
     for name, items in texts.items():
         try:
+            normalise_documents(items)  # the plain messages: compare_systems has no on_empty to suggest
             results[name] = scorer.score(items)
         except InputError as error:
             raise InputError(f"system {name!r}: {error}") from None
-    return compare_scored_systems(results, bootstrap_resamples, randomization_trials, seed)
+    comparison = compare_scored_systems(results, bootstrap_resamples, randomization_trials, seed)
+    return replace(comparison, notes=comparison_notes(length_note(texts)))
+
+
+def comparison_notes(length: Optional[str]) -> Tuple[str, ...]:
+    """A comparison's notes: ``length`` (:func:`length_note`, None when there is no gap) as a sentence, then the
+    known limits."""
+    return ((length[0].upper() + length[1:] + ".",) if length else ()) + (KNOWN_LIMITS_NOTE,)

@@ -17,6 +17,8 @@ import secrets
 from pathlib import Path
 from typing import Any, Optional, Union
 
+from coherence_metric.safe_json import InvalidJson, parse_json
+
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 
 ENV_VAR = "COHERENCE_METRIC_CACHE"
@@ -90,12 +92,11 @@ class JsonCache:
             return None
         path = self.path(kind, name, key)
         try:
-            with open(path, encoding="utf-8") as handle:
-                data = json.load(handle)
+            data = parse_json(path.read_bytes(), str(path))
         except FileNotFoundError:
             self.misses += 1
             return None
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        except (OSError, InvalidJson) as error:
             LOGGER.warning("ignoring unreadable cache entry %s: %s", path, error)
             self.misses += 1
             return None

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Sequence
 
@@ -57,15 +58,24 @@ def _fsync_tree(folder: Path) -> None:
 
 
 def _replace_atomically(path: Path, write: Callable[[Path], object]) -> None:
-    """``write`` a temporary file beside ``path``, fsync it, then rename it over ``path``."""
+    """``write`` a temporary file beside ``path``, fsync it, then rename it over ``path``.
+
+    Raises:
+        InputError: the file cannot be written (a full disk, no permission): one line naming ``path``; the
+            temporary file is removed and ``path`` holds what it held before.
+    """
     temporary = _temporary(path)
     try:
-        write(temporary)
-        _fsync_file(temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+        try:
+            write(temporary)
+            _fsync_file(temporary)
+            os.replace(temporary, path)
+        except BaseException:
+            temporary.unlink(missing_ok=True)
+            raise
+    except OSError as error:
+        raise InputError(f"{path}: cannot write it ({error.strerror or error}); what it held before is left as it "
+                         "was") from None
     _fsync_directory(path.parent)
 
 
@@ -75,8 +85,22 @@ def save_atomically(state: Any, path: Path) -> None:
 
 
 def write_text_atomically(text: str, path: Path) -> None:
-    """Write UTF-8 ``text`` to ``path`` atomically."""
+    """Write UTF-8 ``text`` to ``path`` atomically (a report, a record, a manifest: never half of one)."""
     _replace_atomically(path, lambda temporary: temporary.write_text(text, encoding="utf-8"))
+
+
+def write_output(text: str, path: Path) -> None:
+    """A script's output file (``--out``), its folder created, written atomically; a failure ends the script with one
+    line on stderr naming the file (exit status 2), the previous file left whole."""
+    try:
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise InputError(f"{path}: cannot write it ({error.strerror or error})") from None
+        write_text_atomically(text, Path(path))
+    except InputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def _numpy_array_globals() -> List[Any]:
@@ -171,4 +195,4 @@ def replace_directory(target: Path, write: Callable[[Path], object]) -> Path:
 
 
 __all__ = ["read_state", "recover_directory", "remove_unfinished_files", "replace_directory", "save_atomically",
-           "write_text_atomically"]
+           "write_output", "write_text_atomically"]

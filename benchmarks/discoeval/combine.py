@@ -12,11 +12,11 @@ evaluated alike (same seed and row limit), so every row is measured on the same 
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 from coherence_metric.errors import CoherenceMetricError, InputError
+from coherence_metric.safe_json import parse_json
 
 from ..reporting.combine import check_comparable_runs, parse_labelled_report
 from .published import ALL_PUBLISHED_ROWS, PUBLISHED_ROWS, PublishedRow
@@ -27,11 +27,11 @@ from .tasks import GROUPS
 def read_discoeval_run(path: Path) -> dict[str, Any]:
     """Read one DiscoEval report (the ``.json`` that ``benchmark --suite discoeval`` writes), or a one-line error."""
     try:
-        result = json.loads(Path(path).read_text(encoding="utf-8"))
+        result = parse_json(Path(path).read_bytes(), f"DiscoEval report {path}")
     except FileNotFoundError:
         raise InputError(f"DiscoEval report not found: {path}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise InputError(f"DiscoEval report {path} is not valid JSON: {error}") from None
+    except OSError as error:
+        raise InputError(f"DiscoEval report {path}: cannot read it ({error.strerror or error})") from None
     if not isinstance(result, dict) or result.get("suite") != "discoeval" or "groups" not in result:
         raise InputError(f"{path} is not a DiscoEval report: was it written by `benchmark --suite discoeval`?")
     return result

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from coherence_metric.errors import InputError
+from coherence_metric.install_hints import pip_install_hint
 from coherence_metric.research.encoders import HuggingFaceEncoder, SentenceEncoder, transformer_encoder_options
 
 EncoderFactory = Callable[[str, Mapping[str, str]], SentenceEncoder]
@@ -82,7 +83,7 @@ def _declared_factory(prefix: str) -> Optional[EncoderFactory]:
                 factory: EncoderFactory = entry.load()
             except ModuleNotFoundError as error:
                 raise InputError(f"encoder spec prefix {prefix!r} ({entry.value}) needs the module {error.name}: "
-                                 "pip install 'coherence-metric[train]'") from None
+                                 f"{pip_install_hint('train')}") from None
             register_encoder_spec(prefix, factory, replace=True)
             return factory
     return None

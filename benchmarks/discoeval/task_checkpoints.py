@@ -17,6 +17,8 @@ import shutil
 from pathlib import Path
 from typing import Any, Dict, Optional
 
+from coherence_metric.safe_json import InvalidJson, parse_json
+
 logger = logging.getLogger("coherence_metric.benchmarks")
 
 PARTIAL_FOLDER = "partial"
@@ -40,8 +42,8 @@ class TaskCheckpoints:
         if path is None or not path.is_file():
             return None
         try:
-            stored = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            stored = parse_json(path.read_bytes(), str(path))
+        except (OSError, InvalidJson):
             logger.warning("%s: ignoring an unreadable partial result %s", task_name, path)
             return None
         if not isinstance(stored, dict) or stored.get("key") != self.key or not isinstance(stored.get("row"), dict):

@@ -12,26 +12,31 @@ so every column is measured on identical test items; baselines are read from the
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from coherence_metric.errors import CoherenceMetricError, InputError
+from coherence_metric.safe_json import parse_json
 
+from .cell_checks import refuse_bad_cells
 from .suite_markdown import notes_lines, table_lines
 
 
 def read_run(path: Path, allow_partial: bool = False) -> dict[str, Any]:
-    """Read one suite report (the ``.json`` that ``benchmark --out`` writes), with a one-line error if unusable;
-    a partial report (a run still going, or killed) only with ``allow_partial`` (``--resume-from`` reads one)."""
+    """Read one suite report (the ``.json`` that ``benchmark --out`` writes), with a one-line error if unusable
+    (a cell of the wrong type or out of range, a test set without results: :mod:`.cell_checks`); a partial report
+    (a run still going, or killed) only with ``allow_partial`` (``--resume-from`` reads one)."""
     try:
-        result = json.loads(Path(path).read_text(encoding="utf-8"))
+        result = parse_json(Path(path).read_bytes(), f"benchmark report {path}")
     except FileNotFoundError:
         raise InputError(f"benchmark report not found: {path}") from None
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise InputError(f"benchmark report {path} is not valid JSON: {error}") from None
+    except OSError as error:
+        raise InputError(f"benchmark report {path}: cannot read it ({error.strerror or error})") from None
     if not isinstance(result, dict) or "test_sets" not in result or "systems" not in result:
         raise InputError(f"{path} is not a suite report (no test_sets / systems): was it written by `benchmark --out`?")
+    if not isinstance(result.get("partial", False), bool):
+        raise InputError(f"{path}: partial must be true or false, got {result['partial']!r} (was it edited by hand?)")
+    refuse_bad_cells(Path(path), result)
     if result.get("partial") and not allow_partial:
         raise InputError(f"{path} is a partial report (the run had not finished)")
     return result

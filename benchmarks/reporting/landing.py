@@ -21,6 +21,7 @@ from typing import Any, Callable, List, Mapping, Optional, Sequence
 
 from .. import gpu_speed
 from . import cpu_speed_table
+from .files import write_script_output
 from .model_cards import CARD_PREFIX, card_table, paper_suite_table
 from .report_reader import (
     ACCURATE,
@@ -223,7 +224,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if new != text:
             stale.append(page)
             if not arguments.check:
-                page.write_text(new, encoding="utf-8")
+                write_script_output(page, new, "the page")
     if arguments.check and stale:
         print(f"landing: {', '.join(map(str, stale))} differ from the reports; run `make tables`", file=sys.stderr)
         return 1

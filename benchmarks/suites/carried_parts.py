@@ -9,12 +9,17 @@ reads a part it misses from ``DIR/score-parts/`` as well, and keeps it in its ow
 
 A part's file name is a digest of the system's signature (checkpoint fingerprint, settings, package, torch and
 transformers versions), the set, the limit, the seed and the part's documents, the same key the cache uses, so a part
-is only ever read by a run that would have computed those very scores. A carried file that is not a part (edited by
-hand, cut short) is ignored with a warning and scored again, never read as scores.
+is only ever read by a run that would have computed those very scores. A part written beside a report carries a
+sha256 of its content bound to that key (:data:`DIGEST_FIELD`), so a score edited in a well-formed part no longer
+matches. A carried file that is not a part (cut short), whose content does not match its digest (edited), or that
+has no digest (written by an older run: nothing shows it unedited) is ignored with a warning and scored again,
+never read as scores.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import math
 import re
@@ -26,6 +31,8 @@ from coherence_metric.research.cache import JsonCache
 from .scoring import PART_KIND
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
+#: The field of a part written beside a report that holds the sha256 binding its content to its set and key.
+DIGEST_FIELD = "digest"
 
 
 class CarriedPartsCache(JsonCache):
@@ -62,25 +69,59 @@ class CarriedPartsCache(JsonCache):
             found = source.read(kind, name, key)
             if found is None:
                 continue
-            if not is_score_part(found):
-                LOGGER.warning("ignoring %s: not a score part (it is scored again)", source.path(kind, name, key))
+            problem = carried_part_problem(name, key, found)
+            if problem:
+                LOGGER.warning("ignoring %s: %s (it is scored again)", source.path(kind, name, key), problem)
                 continue
             LOGGER.info("%s: a score part taken from %s", name, source.path(kind, name, key))
             self.carried[name] = self.carried.get(name, 0) + 1
-            self.write(kind, name, key, found)
-            return found
+            part = _unsealed(found)
+            self.write(kind, name, key, part)
+            return part
         return None
 
     def write(self, kind: str, name: str, key: str, value: Any) -> Optional[Path]:
         """Store a value in the cache and, for a score part, beside the run's report too."""
         path = super().write(kind, name, key, value)
         if kind == PART_KIND and self.beside_report is not None:
-            self.beside_report.write(kind, name, key, value)  # a part scored again replaces a bad carried one
+            # a part scored again replaces a bad carried one
+            self.beside_report.write(kind, name, key, sealed_part(name, key, value))
         return path
 
     def _keep_beside_report(self, name: str, key: str, value: Any) -> None:
         if self.beside_report is not None and not self.beside_report.path(PART_KIND, name, key).exists():
-            self.beside_report.write(PART_KIND, name, key, value)
+            self.beside_report.write(PART_KIND, name, key, sealed_part(name, key, value))
+
+
+def part_digest(name: str, key: str, part: Any) -> str:
+    """The sha256 of a part's content (its digest field left out) with its set's name and its key, over canonical
+    JSON (sorted keys, no spaces): what a part written beside a report records, and what a carried one must match."""
+    content = {field: value for field, value in part.items() if field != DIGEST_FIELD}
+    text = json.dumps({"name": name, "key": key, "part": content}, sort_keys=True, ensure_ascii=False,
+                      separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def sealed_part(name: str, key: str, part: Any) -> Any:
+    """``part`` with its :func:`part_digest` recorded (as written beside the report)."""
+    content = _unsealed(part)
+    return {**content, DIGEST_FIELD: part_digest(name, key, content)}
+
+
+def carried_part_problem(name: str, key: str, found: Any) -> Optional[str]:
+    """Why a part carried beside a resumed report is not taken as scores, or None."""
+    if not is_score_part(found):
+        return "not a score part"
+    recorded = found.get(DIGEST_FIELD)
+    if recorded is None:
+        return "it has no digest of its scores (written by an older run), so nothing shows them unedited"
+    if recorded != part_digest(name, key, found):
+        return "its content does not match its digest: it was edited"
+    return None
+
+
+def _unsealed(part: Any) -> Any:
+    return {field: value for field, value in part.items() if field != DIGEST_FIELD} if isinstance(part, dict) else part
 
 
 def is_score_part(value: Any) -> bool:

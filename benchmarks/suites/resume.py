@@ -33,17 +33,20 @@ ITEM_FIELDS = ("n", "metric", "notes")
 
 @dataclass(frozen=True)
 class ResumedRows:
-    """The finished rows of earlier runs, by test set name, and the report each came from."""
+    """The finished rows of earlier runs, by test set name, the report each came from, and the names of this run's
+    systems (a taken row must hold a cell of each)."""
 
     rows: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     sources: Mapping[str, str] = field(default_factory=dict)
+    systems: Sequence[str] = ()
 
     def take(self, row: Mapping[str, Any]) -> Optional[dict[str, Any]]:
         """``row`` (a test set's row as built by this run, results empty) with an earlier run's results, or None
         when no earlier run finished that set.
 
         Raises:
-            InputError: the earlier run scored other items under that name.
+            InputError: the earlier run scored other items under that name, or has no cell for one of this run's
+                systems (a set is finished when every system scored it).
         """
         earlier = self.rows.get(row["name"])
         if earlier is None:
@@ -53,6 +56,10 @@ class ResumedRows:
             if here != there:
                 raise InputError(f"--resume-from {self.sources[row['name']]}: its {row['name']} was measured on "
                                  f"other items ({key} {_short(there)} there, {_short(here)} here)")
+        missing = [name for name in self.systems if name not in earlier["results"]]
+        if missing:
+            raise InputError(f"--resume-from {self.sources[row['name']]}: its {row['name']} has no result of system "
+                             f"{missing[0]!r}, so it is not finished (was it edited by hand?)")
         return {**row, "results": dict(earlier["results"])}
 
     def seconds(self, names: Sequence[str]) -> float:
@@ -74,7 +81,8 @@ def read_resumable(paths: Sequence[Path], model: Mapping[str, Any], systems: Seq
         seed: this run's seed.
 
     Raises:
-        InputError: an unreadable file, not a suite report, or another model, systems, limit or seed.
+        InputError: an unreadable file, not a suite report, a cell of the wrong type or out of range, or another
+            model, systems, limit or seed.
     """
     rows: dict[str, Mapping[str, Any]] = {}
     sources: dict[str, str] = {}
@@ -82,7 +90,7 @@ def read_resumable(paths: Sequence[Path], model: Mapping[str, Any], systems: Seq
         for row in _checked_rows(path, model, systems, limit, seed):
             if row["name"] not in rows:
                 rows[row["name"]], sources[row["name"]] = row, str(path)
-    return ResumedRows(rows, sources)
+    return ResumedRows(rows, sources, tuple(str(system.get("name")) for system in systems))
 
 
 def _checked_rows(path: Path, model: Mapping[str, Any], systems: Sequence[Mapping[str, Any]],

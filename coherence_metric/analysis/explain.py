@@ -88,17 +88,19 @@ class TextExplanation:
         return [by_index.get(index) for index in range(len(self.sentences))]
 
     def to_dict(self) -> Dict[str, Any]:
-        """Plain-Python form: per transition its value; per sentence its evidence of each kind, flag and kind."""
+        """Plain-Python form: per transition its value; per sentence its number, evidence of each kind, flag and
+        kind; the flags, strongest first. Sentences are numbered from 1 here, as the text output prints them (the
+        Python attributes count from 0, as Python does)."""
         kinds = self.kinds
         data: Dict[str, Any] = {
             "sentences": list(self.sentences),
             "transitions": list(self.transitions),
-            "flagged": list(self.flagged),
             "score": self.score,
-            "per_sentence": [{"evidence": dict(self.evidence[index]) if index < len(self.evidence) else {},
+            "per_sentence": [{"sentence": index + 1,
+                              "evidence": dict(self.evidence[index]) if index < len(self.evidence) else {},
                               "flagged": kinds[index] is not None, "kind": kinds[index]}
                              for index in range(len(self.sentences))],
-            "flags": [{"sentence": flag.index, "kind": flag.kind, "margin": flag.margin} for flag in self.flags],
+            "flags": [{"sentence": flag.index + 1, "kind": flag.kind, "margin": flag.margin} for flag in self.flags],
         }
         if self.note:
             data["note"] = self.note
@@ -156,6 +158,22 @@ def flag_lowest(values: List[float], count: int) -> List[int]:
     return sorted(range(len(values)), key=lambda index: (values[index], index))[:keep]
 
 
+#: The longest text ``explain`` reads, in sentences. Its evidence scores every prefix of a text and compares every
+#: pair of its sentences, so time and memory grow with the square of the count: 300 sentences take minutes and well
+#: under a GB on a laptop CPU, where a 3,000-sentence text grew past 8 GB. ``score`` has no such limit.
+MAX_EXPLAIN_SENTENCES = 300
+
+
+def refuse_long_texts(sentence_lists: List[List[str]]) -> None:
+    """Refuse, before any model runs, a text of more than :data:`MAX_EXPLAIN_SENTENCES` sentences (one line naming
+    it as ``text i``, which the CLI turns into its file and line)."""
+    for position, sentences in enumerate(sentence_lists):
+        if len(sentences) > MAX_EXPLAIN_SENTENCES:
+            raise InputError(f"text {position} has {len(sentences):,} sentences: explain reads texts of at most "
+                             f"{MAX_EXPLAIN_SENTENCES} (its cost grows with the square of the count); split it, or "
+                             "score it whole with score")
+
+
 def explain(scorer: Any, texts: Union[str, Iterable[Any]], mechanism: str = AUTO,
             flagged: int = DEFAULT_FLAGGED) -> ExplainResult:
     """Score each transition of each text, read each sentence's evidence of a break, and flag the sentences beyond a
@@ -174,7 +192,8 @@ def explain(scorer: Any, texts: Union[str, Iterable[Any]], mechanism: str = AUTO
         An ExplainResult naming the mechanism, in input order.
 
     Raises:
-        InputError: an empty or badly typed text, an unknown mechanism, or ``flagged`` below 1.
+        InputError: an empty or badly typed text, a text of more than :data:`MAX_EXPLAIN_SENTENCES` sentences, an
+            unknown mechanism, or ``flagged`` below 1.
     """
     if isinstance(flagged, bool) or not isinstance(flagged, int) or flagged < 1:
         raise InputError(f"flagged must be a positive integer, got {flagged!r}")
@@ -182,6 +201,7 @@ def explain(scorer: Any, texts: Union[str, Iterable[Any]], mechanism: str = AUTO
     normalise_documents(documents)  # the same checks and messages as score()
     resolved = resolve_mechanism(scorer, mechanism)
     sentence_lists = [sentences_of(document) for document in documents]
+    refuse_long_texts(sentence_lists)
     values = run_mechanism(scorer, resolved, sentence_lists)
     calibrated = values if resolved == FALLBACK else run_mechanism(scorer, FALLBACK, sentence_lists)
     scores = scorer.score(documents).scores

@@ -195,7 +195,8 @@ def adjacent_cosine(scorer: Any, sentence_lists: Sequence[Sequence[str]]) -> Lis
 def transition_model(scorer: Any, sentence_lists: Sequence[Sequence[str]]) -> List[List[float]]:
     """Per boundary, the shipped transition model's logit that the next sentence follows the two before it (higher:
     it follows; below 0: the model reads a break), in float32 on the scorer's device, whatever the checkpoint."""
-    return shipped_transition_model(scorer.device).transition_values(sentence_lists)
+    model = shipped_transition_model(scorer.device, local_files_only=scorer.settings.local_files_only)
+    return model.transition_values(sentence_lists)
 
 
 def transition_cosine(scorer: Any, sentence_lists: Sequence[Sequence[str]]) -> List[List[float]]:

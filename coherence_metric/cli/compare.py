@@ -1,15 +1,16 @@
 """``coherence-metric compare A B [C ...]``: which of two texts is more coherent, or how two or more systems rank.
 
 Systems come one file each (``-i lines|paragraphs|jsonl``: item i of every file is the same input) or from one
-JSONL file whose lines name their system (``--group-by system``).
+JSONL file whose lines name their system (``--group-by system``), or as saved results (``--from-scores``,
+:mod:`.saved`). A run scores each system once, whatever it writes: stdout or ``-o FILE`` in the ``-f`` format, and
+each ``--also FORMAT=FILE`` (:mod:`.comparison_output` renders them all).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import warnings
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import click
 
@@ -17,12 +18,13 @@ from ..errors import InputError
 from ..inputs.files import InputText
 from ..settings import ScorerSettings
 from ..statistics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED, MIN_CLI_RESAMPLES
-from ..statistics.p_values import at_floor, disagreement_note, floor_note, format_p_value
-from ..statistics.significance import DEFAULT_TRIALS, MAX_TRIALS, MIN_CLI_TRIALS, bootstrap_p_note, mean_interval
-from .compare_systems import compare_inputs, compare_many, drop_empty_inputs, read_grouped_systems
+from ..statistics.significance import DEFAULT_TRIALS, MAX_TRIALS, MIN_CLI_TRIALS
+from .compare_systems import PAIRED_FORMATS, read_grouped_systems, read_systems
+from .comparison_output import SystemsOutput, single_lines
 from .group import cli
 from .labels import errors_named_by_label, escape_label, refuse_repeated_files
 from .options import (
+    OUTPUT_FORMATS,
     batch_options,
     build_scorer,
     check_ids_aligned,
@@ -34,50 +36,18 @@ from .options import (
     read_all,
     system_labels,
 )
-from .tables import TABLE_FORMATS, left_out_line
+from .output import also_option, also_targets, check_output_file, emit, write_also
+from .saved import FROM_SCORES_HELP, given_or_saved, read_saved, refuse_scoring_options
+from .scored import score_inputs
+from .tables import TABLE_FORMATS
+
+COMPARISON = "the comparison"
+"""What ``compare -o FILE`` writes, as its messages name it."""
 
 ON_EMPTY_HELP = ("An empty text (an empty or null JSONL field, an empty line, one of invisible characters only) in "
                  "a paired comparison: error = stop before scoring, naming it; skip = leave that input out for every "
                  "system (a pair needs both texts); nan = leave it out of every mean, win rate and p-value too, but "
                  "keep its rows in -f tsv/json with NaN (null) scores. skip and nan say how many.")
-
-
-def _render_single(result: Any, label_a: str, label_b: str) -> None:
-    width = max(len(label_a), len(label_b))
-    click.echo(f"A  {label_a:<{width}}  {result.score_a:10.4f}")
-    click.echo(f"B  {label_b:<{width}}  {result.score_b:10.4f}")
-    if result.winner == "tie":
-        click.echo(f"winner: tie (scores within {result.tie_tolerance:g})")
-    else:
-        winner = label_a if result.winner == "a" else label_b
-        click.echo(f"winner: {result.winner.upper()} ({winner}), more coherent by {abs(result.difference):.4f}")
-
-
-def _render_paired(result: Any, label_a: str, label_b: str, resamples: int, trials: int, seed: int) -> None:
-    confidence = result.confidence or 0.95
-    low, high = result.win_rate_interval
-    diff_low, diff_high = result.mean_difference_interval
-    percent = round(100 * confidence)
-    for side, label, scores, value in (("A", label_a, result.scores_a, result.score_a),
-                                       ("B", label_b, result.scores_b, result.score_b)):
-        side_low, side_high = mean_interval(scores, resamples, seed, confidence)
-        click.echo(f"{side}  {label}  system score {value:.4f}  ({percent}% CI {side_low:.4f} to {side_high:.4f})")
-    click.echo(f"pairs: {len(result.pair_winners)}  A wins {result.wins_a}  B wins {result.wins_b}  ties {result.ties}")
-    click.echo(f"A win rate: {result.win_rate:.3f}  ({percent}% CI {low:.3f} to {high:.3f})")
-    click.echo(f"mean difference A-B: {result.difference:+.4f}  ({percent}% CI {diff_low:+.4f} to {diff_high:+.4f})")
-    randomization = f"approximate randomization {format_p_value(result.p_value_randomization, trials)}"
-    if result.p_value_bootstrap is None:  # too few inputs for a bootstrap p-value: say so rather than print one
-        click.echo(f"p-value (A and B differ): {randomization}; {bootstrap_p_note(len(result.pair_winners))}")
-    else:
-        click.echo(f"p-value (A and B differ): paired bootstrap "
-                   f"{format_p_value(result.p_value_bootstrap, resamples)}, {randomization}")
-    if at_floor(result.p_value_bootstrap, resamples) or at_floor(result.p_value_randomization, trials):
-        click.echo(floor_note(resamples, trials))
-    note = disagreement_note(result.mean_difference_interval, result.p_value_bootstrap, result.p_value_randomization,
-                             confidence, resamples, trials)
-    if note:
-        click.echo(note)
-    click.echo(f"winner: {result.winner.upper() if result.winner != 'tie' else 'tie'}")
 
 
 def _multi_line_hint(files: List[str], sides: List[List[InputText]]) -> None:
@@ -90,72 +60,99 @@ def _multi_line_hint(files: List[str], sides: List[List[InputText]]) -> None:
                       "(-i doc): one text per line? pass -i lines", stacklevel=2)
 
 
-def _compare_two(label_a: str, side_a: List[InputText], label_b: str, side_b: List[InputText], paired: bool,
-                 output_format: str, bootstrap_resamples: int, randomization_trials: int, seed: int,
-                 make_scorer: Callable[[], Any], on_empty: str = "error", id_field: Optional[str] = None) -> None:
-    if paired and len(side_a) != len(side_b):
-        raise InputError(f"{label_a} has {len(side_a)} texts and {label_b} has {len(side_b)}: "
-                         "a paired comparison needs the same number, in the same order")
-    all_a, all_b = side_a, side_b
-    kept: List[int] = list(range(len(side_a)))
-    if paired:
-        check_ids_aligned({label_a: side_a, label_b: side_b}, id_field)  # one file twice: one entry, aligned
-        (side_a, side_b), kept, _ = paired_rows([side_a, side_b], on_empty)
-        length_warning({label_a: side_a, label_b: side_b})
-    kept_set = set(kept)
-    left_out = [index for index in range(len(all_a)) if index not in kept_set]
-    if output_format in TABLE_FORMATS:
-        if not paired:
-            raise InputError(f"-f {output_format} prints a table of systems: compare two systems' outputs on the same "
-                             "inputs (-i lines, -i paragraphs or -i jsonl)")
-
-        compare_inputs({label_a: side_a, label_b: side_b}, output_format, bootstrap_resamples, randomization_trials,
-                       seed, make_scorer, left_out=left_out, on_empty=on_empty,
-                       all_inputs={label_a: all_a, label_b: all_b})
-        return
-    scorer = make_scorer()
-    texts_a = [item.text for item in side_a]
-    texts_b = [item.text for item in side_b]
-    with errors_named_by_label([item.label for item in side_a + side_b]):
-        if paired:
-            result = scorer.compare(texts_a, texts_b, bootstrap_resamples=bootstrap_resamples, seed=seed,
-                                    randomization_trials=randomization_trials)
-        else:
-            result = scorer.compare(texts_a[0], texts_b[0])
-    shown = list(range(len(all_a))) if on_empty == "nan" else kept
-    position = {index: row for row, index in enumerate(kept)}
-    values_a = [result.scores_a[position[index]] if index in position else math.nan for index in shown]
-    values_b = [result.scores_b[position[index]] if index in position else math.nan for index in shown]
+def _render_single(result: Any, label_a: str, label_b: str, side_a: List[InputText], side_b: List[InputText],
+                   output_format: str, id_field: Optional[str]) -> str:
+    """What ``compare`` prints for two single texts (``-i doc``) in ``output_format`` (text, json or tsv)."""
     if output_format == "json":
         data = result.to_dict()
         data.update({"a": label_a, "b": label_b})
-        if paired:
-            data["labels_a"] = [all_a[index].label for index in shown]
-            data["labels_b"] = [all_b[index].label for index in shown]
-        if left_out:
-            data["on_empty"] = on_empty
-            data["left_out"] = [{"a": all_a[index].label, "b": all_b[index].label,
-                                 "reason": all_a[index].empty or all_b[index].empty} for index in left_out]
-            if on_empty == "nan":
-                data["scores_a"] = [None if math.isnan(value) else value for value in values_a]
-                data["scores_b"] = [None if math.isnan(value) else value for value in values_b]
-        click.echo(json.dumps(data, indent=2))
-        return
+        return json.dumps(data, indent=2) + "\n"
     if output_format == "tsv":
-        click.echo("system\tlabel\tscore")
-        for label, side, values in ((label_a, all_a, values_a), (label_b, all_b, values_b)):
-            for index, value in zip(shown, values):
-                click.echo(f"{escape_label(label)}\t{escape_label(side[index].label)}\t{value:.6f}")
-        click.echo(f"signature: {result.signature}", err=True)
-        return
+        header = escape_label(id_field) if id_field is not None else "label"
+        rows = [f"{escape_label(label)}\t{escape_label(side[0].label)}\t{value:.6f}"
+                for label, side, value in ((label_a, side_a, result.score_a), (label_b, side_b, result.score_b))]
+        return "".join(line + "\n" for line in [f"system\t{header}\tscore", *rows])
+    lines = single_lines(result, escape_label(label_a), escape_label(label_b)) + [f"signature: {result.signature}"]
+    return "".join(line + "\n" for line in lines)
+
+
+def _compare_single(label_a: str, side_a: List[InputText], label_b: str, side_b: List[InputText],
+                    formats: Sequence[str], make_scorer: Callable[[], Any], id_field: Optional[str]
+                    ) -> Tuple[Callable[[str], str], str]:
+    """Two single texts: how to render each format, and the signature."""
+    for output_format in formats:
+        if output_format in TABLE_FORMATS:
+            raise InputError(f"-f {output_format} prints a table of systems: compare two systems' outputs on the same "
+                             "inputs (-i lines, -i paragraphs or -i jsonl)")
+    with errors_named_by_label([item.label for item in side_a + side_b]):
+        result = make_scorer().compare(side_a[0].text, side_b[0].text)
+    return (lambda output_format: _render_single(result, label_a, label_b, side_a, side_b, output_format, id_field),
+            str(result.signature))
+
+
+def _check_two(label_a: str, side_a: List[InputText], label_b: str, side_b: List[InputText],
+               id_field: Optional[str]) -> None:
+    """Two systems' outputs on the same inputs: the same number, and with ``id_field`` the same ids in order."""
+    if len(side_a) != len(side_b):
+        raise InputError(f"{label_a} has {len(side_a)} texts and {label_b} has {len(side_b)}: "
+                         "a paired comparison needs the same number, in the same order")
+    check_ids_aligned({label_a: side_a, label_b: side_b}, id_field)  # one file twice: one entry, aligned
+
+
+def _without_empty(every: List[List[InputText]], on_empty: str) -> Tuple[List[List[InputText]], List[int]]:
+    """Each system's texts without the inputs where any system's text is empty (said in one warning), and the
+    positions left out."""
+    kept_sides, kept, _ = paired_rows(every, on_empty)
+    kept_set = set(kept)
+    return kept_sides, [index for index in range(len(every[0])) if index not in kept_set]
+
+
+def _read_compared(files: Tuple[str, ...], input_format: str, field: str, group_by: Optional[str],
+                   labels: Tuple[str, ...], on_empty: str, id_field: Optional[str]
+                   ) -> Tuple[List[str], List[List[InputText]], List[str]]:
+    """Every system's name and texts (before any model loads), and the file each came from (none with
+    ``--group-by``): two files, three or more (paired), or one JSONL file split by ``group_by``."""
+    if group_by is not None:
+        if labels:
+            raise InputError(f"--label names the systems of separate files: with --group-by the field {group_by!r} "
+                             "names them")
+        groups = read_grouped_systems(files, input_format, field, group_by, on_empty, id_field)
+        return list(groups), list(groups.values()), []
+    if len(files) < 2:
+        raise InputError("compare needs two files (or one JSONL file with --group-by FIELD)")
+    names = system_labels(files, labels)
+    if len(files) > 2:
+        if input_format not in PAIRED_FORMATS:
+            raise InputError(f"comparing {len(files)} files needs one system's outputs per file: pass -i lines, "
+                             "-i paragraphs or -i jsonl")
+        inputs = read_systems(list(files), input_format, field, names=names, on_empty=on_empty, id_field=id_field)
+        return names, list(inputs.values()), list(files)
+    refuse_repeated_files(list(files), allow_same_file=True)  # a file against itself is a tie check
+    paired = input_format != "doc"
+    every = [read_all([path], input_format, field, on_empty if paired else None, id_field) for path in files]
     if paired:
-        _render_paired(result, escape_label(label_a), escape_label(label_b), bootstrap_resamples, randomization_trials,
-                       seed)
-        if left_out:
-            click.echo(left_out_line(len(left_out), len(all_a), on_empty))
+        _check_two(names[0], every[0], names[1], every[1], id_field)
     else:
-        _render_single(result, escape_label(label_a), escape_label(label_b))
-    click.echo(f"signature: {result.signature}")
+        _multi_line_hint(list(files), every)
+    return names, every, list(files)
+
+
+def _write(render: Callable[[str], str], signature: Callable[[str], str], output_format: str, output: Optional[str],
+           targets: Sequence[Tuple[str, str]]) -> None:
+    """Print (or write to ``-o``) the ``-f`` format, write every ``--also``; a TSV's signature goes to stderr."""
+    emit(render(output_format), output, COMPARISON)
+    write_also(targets, render, COMPARISON)
+    tsv = [fmt for fmt in [output_format, *(fmt for fmt, _ in targets)] if fmt == "tsv"]
+    if tsv:
+        click.echo(f"signature: {signature('tsv')}", err=True)  # stdout (or the file) stays a clean table
+
+
+def _from_scores(files: Tuple[str, ...], labels: Tuple[str, ...], on_empty: str, stats: Tuple[int, int, int]
+                 ) -> SystemsOutput:
+    """The comparison of systems saved already (score files, or a saved comparison)."""
+    refuse_scoring_options("compare")
+    saved = read_saved(files, labels, on_empty)
+    return SystemsOutput(saved.scored, *given_or_saved(saved.stats, stats))
 
 
 @cli.command("compare", short_help="Which text is more coherent, or rank 2+ systems with p-values.")
@@ -174,46 +171,40 @@ def _compare_two(label_a: str, side_a: List[InputText], label_b: str, side_b: Li
               help="Seed of the paired bootstrap and the randomization test (0 to 2**63 - 1).")
 @label_option
 @batch_options(ON_EMPTY_HELP)
+@click.option("--from-scores", is_flag=True, help=FROM_SCORES_HELP)
+@click.option("--output", "-o", default=None, metavar="FILE",
+              help="Write what would print (the same bytes, in the -f format) to FILE, all or nothing; TSV's "
+                   "signature still goes to stderr.")
+@also_option(OUTPUT_FORMATS)
 @model_options
 def compare_command(files: Tuple[str, ...], input_format: str, field: str, output_format: str,
                     group_by: Optional[str], bootstrap_resamples: int, randomization_trials: int, seed: int,
-                    labels: Tuple[str, ...], on_empty: str, id_field: Optional[str], model: str,
-                    settings: ScorerSettings) -> None:
+                    labels: Tuple[str, ...], on_empty: str, id_field: Optional[str], from_scores: bool,
+                    output: Optional[str], also: Tuple[str, ...], model: str, settings: ScorerSettings) -> None:
     """Compare FILES: two texts (default: each file is one text), or two or more systems' outputs on the same
     inputs (--input-format lines/paragraphs/jsonl: item i of every file is the same input; or one JSONL file with
     --group-by FIELD), with paired-bootstrap intervals and p-values (paired bootstrap, approximate randomization)
-    for every pair."""
+    for every pair. With --from-scores, FILES are saved scores: nothing is scored again."""
+    if output is not None:
+        check_output_file(output, list(files), COMPARISON)
+    targets = also_targets(also, OUTPUT_FORMATS, list(files), output, COMPARISON)
+    stats = (bootstrap_resamples, randomization_trials, seed)
+    if from_scores:
+        result = _from_scores(files, labels, on_empty, stats)
+        _write(result.render, result.signature, output_format, output, targets)
+        return
+
     def make_scorer() -> Any:
         return build_scorer(model, settings)
 
-    if group_by is not None:
-        if labels:
-            raise InputError(f"--label names the systems of separate files: with --group-by the field {group_by!r} "
-                             "names them")
-        groups = read_grouped_systems(files, input_format, field, group_by, on_empty, id_field)
-    else:
-        if len(files) < 2:
-            raise InputError("compare needs two files (or one JSONL file with --group-by FIELD)")
-        names = system_labels(files, labels)
-        if len(files) > 2:
-            compare_many(list(files), input_format, field, output_format, bootstrap_resamples, randomization_trials,
-                         seed, make_scorer, names=names, on_empty=on_empty, id_field=id_field)
-            return
-        refuse_repeated_files(list(files), allow_same_file=True)  # a file against itself is a tie check
-        paired = input_format != "doc"
-        sides = [read_all([path], input_format, field, on_empty if paired else None, id_field) for path in files]
-        if not paired:
-            _multi_line_hint(list(files), sides)
-        label_a, label_b = names
-        _compare_two(label_a, sides[0], label_b, sides[1], paired, output_format, bootstrap_resamples,
-                     randomization_trials, seed, make_scorer, on_empty, id_field)
+    names, every, sources = _read_compared(files, input_format, field, group_by, labels, on_empty, id_field)
+    if group_by is None and input_format == "doc":  # two texts, one a file
+        render, signature = _compare_single(names[0], every[0], names[1], every[1],
+                                            [output_format, *(fmt for fmt, _ in targets)], make_scorer, id_field)
+        _write(render, lambda _: signature, output_format, output, targets)
         return
-    if len(groups) > 2:
-        kept, left_out = drop_empty_inputs(groups, on_empty)
-        length_warning(kept)
-        compare_inputs(kept, output_format, bootstrap_resamples, randomization_trials, seed, make_scorer,
-                       left_out=left_out, on_empty=on_empty, all_inputs=groups)
-        return
-    (label_a, side_a), (label_b, side_b) = groups.items()
-    _compare_two(label_a, side_a, label_b, side_b, True, output_format, bootstrap_resamples, randomization_trials,
-                 seed, make_scorer, on_empty, id_field)
+    kept, left_out = _without_empty(every, on_empty)
+    length_warning(dict(zip(names, kept)))
+    scored = score_inputs(make_scorer(), names, kept, every, left_out, on_empty, id_field, sources)
+    result = SystemsOutput(scored, *stats)
+    _write(result.render, result.signature, output_format, output, targets)

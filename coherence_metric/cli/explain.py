@@ -30,7 +30,12 @@ MECHANISM_NOTES = {
 }
 
 
-def _render(result: Any, labels: List[str]) -> None:
+def _strongest_first(text: Any) -> str:
+    """The text's flags, strongest first, by the sentence numbers printed above."""
+    return ", ".join(f"{flag.index + 1} {flag.kind}" for flag in text.flags)
+
+
+def _render(result: Any, labels: List[str], cap: int) -> None:
     for label, text in zip(labels, result.texts):
         count = len(text.sentences)
         # Escaped as score's text output does: a file name holding a newline added a line of its own choosing.
@@ -42,6 +47,8 @@ def _render(result: Any, labels: List[str]) -> None:
             click.echo(f"  {index + 1:>{width}}  {sentence}{mark}")
             if index < len(text.transitions):
                 click.echo(f"  {'':>{width}}      {text.transitions[index]:+.4f}")
+        if len(text.flags) > 1:
+            click.echo(f"  flagged, strongest first: {_strongest_first(text)}")
         if text.note:
             click.echo(f"  ({text.note})")
     click.echo(f"transitions: {result.mechanism} ({MECHANISM_NOTES[result.mechanism]}); higher reads as more "
@@ -49,6 +56,8 @@ def _render(result: Any, labels: List[str]) -> None:
     if not result.calibrated:
         click.echo(f"flags: uncalibrated for this checkpoint (thresholds set with {result.calibration.checkpoint}, "
                    "whose score units may differ): read them as a rough guide")
+    elif result.calibration.rates is not None:
+        click.echo(result.calibration.rates.line(cap))
     click.echo(f"signature: {result.signature}")
 
 
@@ -82,4 +91,4 @@ def explain_command(files: Tuple[str, ...], input_format: str, field: str, outpu
             entry["label"] = label
         click.echo(json.dumps(data, indent=2))
     else:
-        _render(result, labels)
+        _render(result, labels, flagged)

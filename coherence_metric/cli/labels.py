@@ -3,18 +3,18 @@ name ``file:line`` instead of a position, and one file given twice caught howeve
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
-from typing import Iterator, List, Sequence
+from typing import ContextManager, Dict, List, Sequence
 
-from ..errors import InputError, NonFiniteScoreError
+from ..errors import InputError
+from ..inputs.empty import errors_renamed, rename_positions
 from ..inputs.files import STDIN
+from ..inputs.texts import printed_form
 
 STDIN_LABEL = "<stdin>"
 _ESCAPES = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _TO_ESCAPE = re.compile(r"[\\\t\n\r]")
-_TEXT_POSITION = re.compile(r"\btext (\d+)\b")
 
 
 def escape_label(label: str) -> str:
@@ -61,24 +61,31 @@ def refuse_repeated_files(paths: Sequence[str], allow_same_file: bool = False) -
         seen.setdefault(identity, path)
 
 
+def refuse_look_alike_labels(labels: Sequence[str], given_as: str) -> None:
+    """Refuse two systems whose names print alike (``X``, ``X`` + a zero-width space, `` X ``): a table would show
+    two rows no reader can tell apart. ``given_as`` says where the names came from (``--label``, ``files``). A name
+    given twice as it is (one file against itself) is left to the callers' own rules.
+
+    Raises:
+        InputError: naming both, escaped (``ascii``) so that the difference shows.
+    """
+    seen: Dict[str, str] = {}
+    for label in labels:
+        key = printed_form(label)
+        if key in seen and seen[key] != label:
+            fix = "give each a --label" if given_as == "files" else "name each system"
+            raise InputError(f"{given_as} {ascii(seen[key])} and {ascii(label)} print as the same system name: "
+                             f"{fix} so that it reads differently")
+        seen.setdefault(key, label)
+
+
 def name_positions(message: str, labels: List[str]) -> str:
     """``message`` with each ``text N`` replaced by the label of text N (``file:line``)."""
-    def label(match: "re.Match[str]") -> str:
-        position = int(match.group(1))
-        return escape_label(labels[position]) if position < len(labels) else match.group()
-
-    return _TEXT_POSITION.sub(label, message)
+    return rename_positions(message, labels, escape_label)
 
 
-@contextlib.contextmanager
-def errors_named_by_label(labels: List[str]) -> Iterator[None]:
+def errors_named_by_label(labels: List[str]) -> ContextManager[None]:
     """Re-raise the scorer's InputErrors and NonFiniteScoreErrors (same class) with ``text N`` replaced by the label
     of text N (``file:line``), as the reader's own errors name them; the scorer only knows positions in the list it
     was given."""
-    try:
-        yield
-    except (InputError, NonFiniteScoreError) as error:
-        message = name_positions(str(error), labels)
-        if message == str(error):
-            raise
-        raise type(error)(message) from None
+    return errors_renamed(labels, escape_label)

@@ -13,6 +13,7 @@ from typing import Any, Dict, List, Optional, Sequence
 import click
 
 from ..errors import CoherenceMetricError
+from ..install_hints import pip_install_hint
 
 #: The package a lazy command lives in -> the extra that installs its dependencies.
 _EXTRAS = {"coherence_metric.training": "train", "coherence_metric.benchmarks": "bench"}
@@ -79,7 +80,8 @@ def _missing_own_module(module_name: str, package: str) -> str:
         return (f"module {module_name} not found in the '{package}' package imported from {found.origin}: "
                 "another package of that name may shadow coherence-metric's (run from another folder, or reinstall)")
     extra = _EXTRAS.get(package, package)
-    return f"module {module_name} is not installed: reinstall with pip install 'coherence-metric[{extra}]'"
+    return (f"module {module_name} is not installed: reinstall coherence-metric with its extra {extra!r} "
+            f"({pip_install_hint(extra)})")
 
 
 class LazyGroup(click.Group):
@@ -108,7 +110,7 @@ class LazyGroup(click.Group):
         except ModuleNotFoundError as error:
             if error.name and (error.name == module_name or module_name.startswith(error.name + ".")):
                 return _unavailable(name, _missing_own_module(module_name, package))
-            return _unavailable(name, f"it needs the module {error.name}: pip install 'coherence-metric[{extra}]'")
+            return _unavailable(name, f"it needs the module {error.name}: {pip_install_hint(extra)}")
         command = getattr(module, attribute, None)
         if not isinstance(command, click.Command):
             where = getattr(module, "__file__", None) or module_name

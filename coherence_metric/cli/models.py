@@ -9,9 +9,9 @@ from typing import Any, Dict, List, Tuple
 import click
 
 from ..errors import CheckpointError, ModelNotFoundError
+from ..install_hints import ARCHIVE_HINT
 from ..models.checkpoint_config import CONFIG_NAME, read_checkpoint_config
 from ..models.registry import (
-    ARCHIVE_DISTRIBUTION,
     DEFAULT_MODEL,
     PACKAGED_CHECKPOINTS_DIR,
     packaged_checkpoint_folders,
@@ -98,7 +98,7 @@ def _echo_text(listing: Dict[str, Any]) -> None:
         click.echo(f"checkpoint pack ({pack}):")
         _echo_entries(entries)
     if listing["archived_not_installed"]:
-        click.echo(f"archived, not installed (pip install {ARCHIVE_DISTRIBUTION}):")
+        click.echo(f"archived, not installed ({ARCHIVE_HINT}):")
         for name in listing["archived_not_installed"]:
             click.echo(f"  {name}")
     click.echo("aliases:")

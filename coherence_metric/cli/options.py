@@ -14,11 +14,20 @@ from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 import click
 
 from ..errors import InputError
-from ..inputs.files import INPUT_FORMATS, EmptyTextError, read_texts
-from ..inputs.texts import has_visible_characters
+from ..inputs.empty import (
+    EmptyTextError,
+    empty_pairs_summary,
+    empty_summary,
+    nothing_to_compare,
+    nothing_to_score,
+    on_empty_hint,
+)
+from ..inputs.files import INPUT_FORMATS, read_texts
+from ..inputs.lengths import length_note
+from ..inputs.texts import has_visible_characters, printed_form
 from ..scoring.progress import progress_lines
 from ..settings import ScorerSettings
-from .labels import display_name
+from .labels import display_name, refuse_look_alike_labels
 
 OUTPUT_FORMATS = ("text", "json", "tsv", "markdown", "latex")
 _quiet: contextvars.ContextVar[bool] = contextvars.ContextVar("coherence_metric_quiet", default=False)
@@ -163,7 +172,9 @@ def build_scorer(model: str, settings: ScorerSettings) -> Any:
     return scorer
 
 
-ON_EMPTY_HINT = "pass --on-empty skip to leave empty texts out, or --on-empty nan to report them as NaN"
+CLI_OPTION = "--on-empty {}"
+"""How the CLI spells ``on_empty`` in its messages (:func:`coherence_metric.inputs.empty.on_empty_hint`)."""
+ON_EMPTY_HINT = on_empty_hint(CLI_OPTION)
 
 
 def batch_options(on_empty_help: str, choices: Sequence[str] = ("error", "skip", "nan")
@@ -218,12 +229,7 @@ def empty_note(empty: Sequence[Any], on_empty: str, what: str = "text") -> None:
     first."""
     if not empty:
         return
-    count = len(empty)
-    fate = {"skip": "left out", "nan": "reported as NaN and left out of every mean"}[on_empty]
-    first = empty[0].empty
-    more = f"; and {count - 1} more" if count > 1 else ""
-    warnings.warn(f"{count} empty {what}{'s' if count != 1 else ''} {fate} (--on-empty {on_empty}): {first}{more}",
-                  stacklevel=2)
+    warnings.warn(empty_summary(len(empty), on_empty, CLI_OPTION, empty[0].empty, what=what), stacklevel=2)
 
 
 def split_empty(inputs: Sequence[Any]) -> Tuple[List[Any], List[Any]]:
@@ -231,7 +237,7 @@ def split_empty(inputs: Sequence[Any]) -> Tuple[List[Any], List[Any]]:
     scored = [item for item in inputs if item.empty is None]
     empty = [item for item in inputs if item.empty is not None]
     if not scored:
-        raise InputError(f"every text is empty ({len(empty)}, the first: {empty[0].empty}): nothing to score")
+        raise nothing_to_score(len(empty), empty[0].empty)
     return scored, empty
 
 
@@ -249,12 +255,9 @@ def paired_rows(sides: Sequence[Sequence[Any]], on_empty: str) -> Tuple[List[Lis
         else:
             kept.append(index)
     if not kept:
-        raise InputError(f"every input has an empty text ({count}, the first: {reasons[0]}): nothing to compare")
+        raise nothing_to_compare(count, reasons[0])
     if reasons:
-        fate = {"skip": "left out", "nan": "reported as NaN and left out of every mean, win rate and p-value"}
-        warnings.warn(f"{len(reasons)} input{'s' if len(reasons) != 1 else ''} with an empty text "
-                      f"{fate[on_empty]} (--on-empty {on_empty}; a pair needs both texts): {reasons[0]}"
-                      f"{f'; and {len(reasons) - 1} more' if len(reasons) > 1 else ''}", stacklevel=2)
+        warnings.warn(empty_pairs_summary(len(reasons), on_empty, CLI_OPTION, reasons[0]), stacklevel=2)
     return [[side[index] for index in kept] for side in sides], kept, reasons
 
 
@@ -273,18 +276,10 @@ def check_ids_aligned(inputs: "dict", id_field: Optional[str]) -> None:
 
 def length_warning(inputs: "dict") -> None:
     """Warn (one line, silenced by --quiet) when the systems' mean lengths in words differ by more than 30%:
-    a score difference may then be a length difference."""
-    means: "dict[str, float]" = {}
-    for name, items in inputs.items():
-        texts = [item.text if isinstance(item.text, str) else " ".join(item.text) for item in items]
-        means[name] = sum(len(text.split()) for text in texts) / max(1, len(texts))
-    shortest, longest = min(means, key=means.__getitem__), max(means, key=means.__getitem__)
-    if means[shortest] > 0 and means[longest] > 1.3 * means[shortest]:
-        percent = round(100 * (means[longest] / means[shortest] - 1))
-        warnings.warn(f"the systems' mean lengths differ by {percent}% ({longest} {means[longest]:.1f} words, "
-                      f"{shortest} {means[shortest]:.1f}): part of a score difference may be length; compare "
-                      "length-matched pairs, or read the scores against word count (coherence-metric diagnose FILE "
-                      "-i lines)", stacklevel=2)
+    a score difference may then be a length difference (the same note travels in the tables and the report)."""
+    note = length_note({name: [item.text for item in items] for name, items in inputs.items()})
+    if note is not None:
+        warnings.warn(f"{note} (coherence-metric diagnose FILE -i lines)", stacklevel=2)
 
 
 def system_labels(files: Sequence[str], labels: Sequence[str], shorten: bool = False) -> List[str]:
@@ -298,12 +293,14 @@ def system_labels(files: Sequence[str], labels: Sequence[str], shorten: bool = F
             raise InputError(f"--label {ascii(repeated)} is given twice: name each system once")
         if not all(has_visible_characters(label) for label in labels):
             raise InputError("a --label has no visible characters: name each system")
+        refuse_look_alike_labels(labels, "--label")
         return list(labels)
     names = [display_name(path) for path in files]
     if shorten:
         bases = [name if name == "<stdin>" else os.path.basename(name) or name for name in names]
-        if len(set(bases)) == len(bases):
+        if len({printed_form(base) for base in bases}) == len(bases):
             return bases
+    refuse_look_alike_labels(names, "files")
     return names
 
 

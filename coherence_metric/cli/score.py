@@ -3,18 +3,22 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
-from typing import Any, List, Optional
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import click
 
 from ..errors import InputError
+from ..inputs.lengths import word_count
 from ..settings import ScorerSettings
 from ..statistics.bootstrap import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES, MAX_SEED
 from .group import cli
-from .labels import errors_named_by_label, escape_label
+from .labels import display_name, errors_named_by_label, escape_label
 from .options import (
+    OUTPUT_FORMATS,
     batch_options,
     build_scorer,
     empty_note,
@@ -24,8 +28,12 @@ from .options import (
     read_all,
     split_empty,
 )
+from .output import also_option, also_targets, check_output_file, emit, write_also
 from .score_ray import ray_options, score_with_ray
 from .tables import plural, render_score_latex, render_score_markdown
+
+SCORES = "the scores"
+"""What ``score -o FILE`` writes, as its messages name it."""
 
 
 @cli.command("score", short_help="Score texts: one score each, their mean and its interval.")
@@ -40,22 +48,29 @@ from .tables import plural, render_score_latex, render_score_markdown
 @batch_options("An empty text (an empty or null JSONL field, an empty line, one of invisible characters only): "
                "error = stop before scoring, naming it; skip = leave it out; nan = print it with a NaN score "
                "(null in JSON), left out of the mean. skip and nan say how many.")
+@click.option("--with-texts", is_flag=True,
+              help="-f json: keep each text beside its score, for the HTML report of 'report --from-scores'.")
+@also_option(OUTPUT_FORMATS)
 @ray_options
 @model_options
 def score_command(files: List[str], input_format: str, field: str, output_format: str, bootstrap_resamples: int,
-                  seed: int, on_empty: str, id_field: Optional[str], use_ray: bool, output_dir: Optional[str],
-                  ray_address: Optional[str], actors: Optional[int], model: str, settings: ScorerSettings) -> None:
+                  seed: int, on_empty: str, id_field: Optional[str], with_texts: bool, also: Tuple[str, ...],
+                  use_ray: bool, output_dir: Optional[str], ray_address: Optional[str], actors: Optional[int],
+                  model: str, settings: ScorerSettings) -> None:
     """Score the texts in FILES (use - for stdin); higher is more coherent. Prints each text's score and their mean
-    (the system score) with a bootstrap interval. With --ray, score a JSONL or Parquet dataset on a Ray cluster and
-    write it with a 'coherence' column to --output."""
+    (the system score) with a bootstrap interval, or writes them to --output FILE. With --ray, score a JSONL or
+    Parquet dataset on a Ray cluster and write it with a 'coherence' column to --output FOLDER."""
     if use_ray:
-        if on_empty != "error" or id_field is not None:
-            raise InputError("--on-empty and --id-field are for scoring here; --ray reads the dataset on the "
-                             "cluster (every row must hold a text) and keeps its columns, ids included")
+        if on_empty != "error" or id_field is not None or also or with_texts:
+            raise InputError("--on-empty, --id-field, --also and --with-texts are for scoring here; --ray reads the "
+                             "dataset on the cluster (every row must hold a text) and keeps its columns, ids included")
         # the actors show no bars of their own: Ray's progress bars follow --progress
         score_with_ray(list(files), input_format, field, output_dir, ray_address, actors, model,
                        dataclasses.replace(settings, progress=False), settings.progress, quiet=is_quiet())
         return
+    if output_dir is not None:
+        check_output_file(output_dir, list(files), SCORES, folder_hint=" (a folder only with --ray)")
+    targets = also_targets(also, OUTPUT_FORMATS, list(files), output_dir, SCORES)
     inputs = read_all(list(files), input_format, field, on_empty, id_field)
     scored, empty = split_empty(inputs)
     empty_note(empty, on_empty)
@@ -67,34 +82,69 @@ def score_command(files: List[str], input_format: str, field: str, output_format
     shown = inputs if on_empty == "nan" else scored
     by_label = iter(result.scores)
     values = [math.nan if item.empty is not None else next(by_label) for item in shown]
-    labels = [item.label for item in shown]
+    rows = _Shown(files, shown, values, id_field, with_texts)
+    render = functools.partial(_render, result=result, shown=rows, empty=empty, on_empty=on_empty)
+    emit(render(output_format), output_dir, SCORES)
+    write_also(targets, render, SCORES)
+    if "tsv" in (output_format, *(fmt for fmt, _ in targets)):
+        click.echo(f"signature: {result.signature}", err=True)  # stdout (or the file) stays a clean table
+
+
+@dataclass(frozen=True)
+class _Shown:
+    """The texts shown, by label, and what ``-f json`` keeps of them to be read back (``compare --from-scores``):
+    the files, the id field, each text's length in words (the length note), the texts themselves if asked."""
+
+    files: Sequence[str]
+    items: List[Any]
+    values: List[float]
+    id_field: Optional[str]
+    with_texts: bool
+
+    @property
+    def labels(self) -> List[str]:
+        return [item.label for item in self.items]
+
+    def saved(self) -> Dict[str, Any]:
+        """The keys ``-f json`` adds for reading it back."""
+        data: Dict[str, Any] = {"files": [display_name(path) for path in self.files]}
+        if self.id_field is not None:
+            data["id_field"] = self.id_field
+        data["words"] = [word_count(item.text) for item in self.items]
+        if self.with_texts:
+            data["texts"] = [item.text for item in self.items]
+        return data
+
+
+def _render(output_format: str, result: Any, shown: _Shown, empty: List[Any], on_empty: str) -> str:
+    """What ``score`` prints on stdout (or writes to ``-o FILE``) in ``output_format``, whole lines; TSV's signature
+    goes to stderr apart."""
+    labels, values = shown.labels, shown.values
     if output_format == "markdown":
-        click.echo(render_score_markdown(labels, result, values))
-    elif output_format == "latex":
-        click.echo(render_score_latex(labels, result, values))
-    elif output_format == "json":
+        return render_score_markdown(labels, result, values) + "\n"
+    if output_format == "latex":
+        return render_score_latex(labels, result, values) + "\n"
+    if output_format == "json":
         data: Any = result.to_dict()
         data["scores"] = [None if math.isnan(value) else value for value in values]
         data["labels"] = labels
         if empty:
             data["on_empty"] = on_empty
             data["empty"] = [{"label": item.label, "reason": item.empty} for item in empty]
-        click.echo(json.dumps(data, indent=2))
-    elif output_format == "tsv":
-        click.echo("label\tscore")
-        for label, value in zip(labels, values):
-            click.echo(f"{escape_label(label)}\t{value:.6f}")
-        click.echo(f"signature: {result.signature}", err=True)
-    else:
-        for label, value in zip(labels, values):
-            click.echo(f"{value:10.4f}  {escape_label(label)}")
-        summary = f"system score: {result.system_score:.4f} (mean of {plural(len(result.scores), 'text')}"
-        if empty:
-            summary += (f"; {plural(len(empty), 'empty text')} "
-                        f"{'left out' if on_empty == 'skip' else 'scored NaN, left out of the mean'}")
-        if result.system_score_interval is not None:
-            low, high = result.system_score_interval
-            summary += (f"; {round(100 * (result.confidence or 0.95))}% CI {low:.4f} to {high:.4f}, bootstrap over "
-                        "the texts")
-        click.echo(summary + ")")
-        click.echo(f"signature: {result.signature}")
+        data.update(shown.saved())
+        return json.dumps(data, indent=2) + "\n"
+    if output_format == "tsv":
+        header = escape_label(shown.id_field) if shown.id_field is not None else "label"
+        rows = [f"{escape_label(label)}\t{value:.6f}" for label, value in zip(labels, values)]
+        return "".join(line + "\n" for line in [f"{header}\tscore", *rows])
+    lines = [f"{value:10.4f}  {escape_label(label)}" for label, value in zip(labels, values)]
+    summary = f"system score: {result.system_score:.4f} (mean of {plural(len(result.scores), 'text')}"
+    if empty:
+        summary += (f"; {plural(len(empty), 'empty text')} "
+                    f"{'left out' if on_empty == 'skip' else 'scored NaN, left out of the mean'}")
+    if result.system_score_interval is not None:
+        low, high = result.system_score_interval
+        summary += (f"; {round(100 * (result.confidence or 0.95))}% CI {low:.4f} to {high:.4f}, bootstrap over "
+                    "the texts")
+    lines += [summary + ")", f"signature: {result.signature}"]
+    return "".join(line + "\n" for line in lines)

@@ -49,8 +49,10 @@ def ray_options(function: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--ray", "use_ray", is_flag=True,
                      help="Score a JSONL (-i jsonl) or Parquet (.parquet file or folder) dataset on Ray Data, one "
                           "scorer actor per worker slot; needs --output."),
-        click.option("--output", "-o", "output_dir", default=None,
-                     help="With --ray: the folder to write the scored dataset to (same format as the input)."),
+        click.option("--output", "-o", "output_dir", default=None, metavar="PATH",
+                     help="Write the output to this file instead of stdout (the same bytes, in the --format; "
+                          "replaced all or nothing). With --ray: the folder to write the scored dataset to (same "
+                          "format as the input)."),
         click.option("--ray-address", default=None,
                      help="With --ray: the cluster to join (ray://HOST:10001, or auto) [default: RAY_ADDRESS, else a "
                           "local cluster]."),

@@ -7,7 +7,8 @@ pair's difference with its interval and p-values.
 
 from __future__ import annotations
 
-from typing import Any, List, Optional
+import re
+from typing import Any, List, Optional, Tuple
 
 from ..statistics.p_values import floor_note, format_p_value
 from ..statistics.significance import bootstrap_p_note
@@ -33,11 +34,32 @@ def markdown_cell(text: str) -> str:
     return escape_label(text).replace("|", "\\|")
 
 
+_MARKDOWN_MARKUP = re.compile(r"[<>*_`\[\]]")
+
+
+def markdown_label(text: str) -> str:
+    """A system name or text label as one Markdown cell that shows as written: :func:`markdown_cell`, and every
+    character Markdown reads as markup (``<`` ``>`` of raw HTML, ``*`` ``_`` of emphasis, backticks, ``[`` ``]`` of
+    links) escaped with a backslash, so a file named ``<b>x</b>`` or ``*x*`` is not rendered as bold."""
+    return _MARKDOWN_MARKUP.sub(lambda match: "\\" + match.group(), markdown_cell(text))
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
+
+
 def _latex_escape(text: str) -> str:
-    """Escape the characters LaTeX treats specially in a system name or file path."""
-    replacements = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
-                    "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
-    return "".join(replacements.get(character, character) for character in text)
+    """Escape the characters LaTeX treats specially in a system name or file path; line breaks, tabs and other
+    control characters become spaces (a raw newline in a cell ends the row's line, a blank line ends the table)."""
+    return "".join(_LATEX_SPECIAL.get(character, " " if _is_control(character) else character)
+                   for character in text)
+
+
+def _is_control(character: str) -> bool:
+    """A C0 or C1 control character, or a line or paragraph separator."""
+    code = ord(character)
+    return code < 0x20 or 0x7F <= code < 0xA0 or character in "\u2028\u2029"
 
 
 def _rows(comparison: Any) -> List[List[str]]:
@@ -72,18 +94,29 @@ def _caption(comparison: Any) -> str:
             " trials)." + (f" -: {note}." if note else ""))
 
 
+def _notes(comparison: Any) -> str:
+    """The comparison's notes (a length gap, the known limits), one sentence after another, for a caption."""
+    return " ".join(getattr(comparison, "notes", ()))
+
+
 def render_markdown(comparison: Any) -> str:
     """The systems table and the pairs table of a ``SystemsComparison`` as Markdown, signature last."""
     percent = round(100 * comparison.confidence)
     lines = [f"| rank | system | coherence | {percent}% CI |", "|---:|---|---:|---|"]
-    lines += ["| " + " | ".join(map(markdown_cell, row)) + " |" for row in _rows(comparison)]
+    lines += [_markdown_row(row, labels=(1,)) for row in _rows(comparison)]
     lines += ["", f"| A | B | mean diff | {percent}% CI | A win rate | {percent}% CI | p (bootstrap) | "
                   "p (randomization) |", "|---|---|---:|---|---:|---|---:|---:|"]
-    lines += ["| " + " | ".join(map(markdown_cell, row)) + " |" for row in _pair_rows(comparison)]
+    lines += [_markdown_row(row, labels=(0, 1)) for row in _pair_rows(comparison)]
     lines += ["", _caption(comparison) + " " + floor_note(comparison.bootstrap_resamples,
                                                           comparison.randomization_trials) + ".",
-              "", f"Signature: `{comparison.signature}`"]
+              "", markdown_cell(_notes(comparison)), "", f"Signature: `{comparison.signature}`"]
     return "\n".join(lines)
+
+
+def _markdown_row(cells: List[str], labels: Tuple[int, ...]) -> str:
+    """One Markdown table row; the cells at positions ``labels`` are system names (:func:`markdown_label`)."""
+    shown = [markdown_label(cell) if index in labels else markdown_cell(cell) for index, cell in enumerate(cells)]
+    return "| " + " | ".join(shown) + " |"
 
 
 def render_latex(comparison: Any) -> str:
@@ -103,7 +136,8 @@ def render_latex(comparison: Any) -> str:
                  *(f"${cell}$" if cell.startswith("<") else cell for cell in row[6:])]
         lines.append(" & ".join(cells) + r" \\")
     lines += [r"\bottomrule", r"\end{tabular}",
-              rf"\caption{{{_latex_escape(_caption(comparison))} $<$: at the test's floor 1/(N+1).}}",
+              rf"\caption{{{_latex_escape(_caption(comparison))} $<$: at the test's floor 1/(N+1). "
+              rf"{_latex_escape(_notes(comparison))}}}",
               r"\end{table}"]
     return "\n".join(lines)
 
@@ -112,7 +146,7 @@ def render_score_markdown(labels: List[str], result: Any, values: Optional[List[
     """One row per text and the system score (with its interval when there is one), as Markdown; ``values``: the
     scores shown per label (NaN for an empty text under ``--on-empty nan``), else ``result.scores``."""
     lines = ["| text | coherence |", "|---|---:|"]
-    lines += [f"| {markdown_cell(label)} | {value:.4f} |" for label, value in zip(labels, values or result.scores)]
+    lines += [f"| {markdown_label(label)} | {value:.4f} |" for label, value in zip(labels, values or result.scores)]
     lines.append(f"| **system score** (mean of {len(result.scores)}) | **{result.system_score:.4f}** |")
     lines += ["", _score_summary(result), "", f"Signature: `{result.signature}`"]
     return "\n".join(lines)

@@ -10,24 +10,19 @@ silently score the wrong thing, naming what was passed.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from typing import Any, List
 
 from ..errors import InputError
+from .empty import is_missing
 
 
-def _is_missing(item: Any) -> bool:
-    """A float NaN (pandas' and numpy's missing text) or pandas' ``NA``."""
-    if isinstance(item, float) and math.isnan(item):
-        return True
-    return type(item).__name__ == "NAType"
-
-
-def _as_element(item: Any, position: int) -> Any:
+def _as_element(item: Any, position: int, keep_missing: bool) -> Any:
     """One text as the validator expects it: numpy strings become ``str``, a 1-D array of sentences (what a Parquet
-    list column gives per row) becomes a list."""
-    if _is_missing(item):
+    list column gives per row) becomes a list; a missing value is refused, or kept as it is (``keep_missing``)."""
+    if is_missing(item):
+        if keep_missing:
+            return item
         raise InputError(f"text {position} is a missing value (NaN/NA): drop or fill missing texts before scoring")
     if isinstance(item, str):
         return str(item)  # numpy.str_ is a str subclass; tokenizers want the plain type
@@ -36,11 +31,13 @@ def _as_element(item: Any, position: int) -> Any:
     return item
 
 
-def as_text_list(texts: Any, first_position: int = 0) -> List[Any]:
+def as_text_list(texts: Any, first_position: int = 0, keep_missing: bool = False) -> List[Any]:
     """``texts`` as a list in input order: a string is one text; a list, tuple, 1-D numpy array, pandas Series or
     any other ordered iterable gives one text per element (a string, or a list of sentences).
 
     ``first_position`` is the number errors give the first element (texts added in batches are counted across them).
+    ``keep_missing``: return missing values (NaN/NA) as they are, for the caller to treat as empty texts
+    (:mod:`coherence_metric.inputs.empty`), instead of refusing them.
 
     Raises:
         InputError: a set (no order), a mapping or DataFrame (pass one column), bytes, an array that is not
@@ -70,4 +67,4 @@ def as_text_list(texts: Any, first_position: int = 0) -> List[Any]:
         items = list(texts)
     else:
         raise InputError(f"texts must be a string or a list (or any iterable) of texts, got {kind}")
-    return [_as_element(item, position) for position, item in enumerate(items, start=first_position)]
+    return [_as_element(item, position, keep_missing) for position, item in enumerate(items, start=first_position)]

@@ -19,18 +19,15 @@ import os
 import shlex
 import stat
 import sys
-import unicodedata
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Dict, List, Optional, Tuple, Union
 
 from ..errors import InputError
-from .texts import INVISIBLE, has_visible_characters, lone_surrogate
+from ..safe_json import parse_json
+from .empty import EmptyTextError, check_on_empty, empty_reason
+from .texts import has_visible_characters, lone_surrogate, printed_form
 
 INPUT_FORMATS = ("doc", "lines", "paragraphs", "jsonl")
-ON_EMPTY = ("error", "skip", "nan")
-"""What to do with an empty text (an empty or null JSONL field, an empty line, a text of invisible characters only):
-``error`` refuses the input (the default), ``skip`` leaves it out and ``nan`` reports it with a NaN score; both say
-how many. The readers return such a text with ``empty`` set (the reason) unless ``on_empty`` is ``error``."""
 STDIN = "-"
 MAX_INPUT_BYTES = 1 << 30
 """The most bytes read from one input (1 GiB: days of scoring on a CPU); more is refused rather than read until
@@ -47,10 +44,6 @@ class InputText:
     text: Union[str, List[str]]
     empty: Optional[str] = None
     line: Optional[int] = None
-
-
-class EmptyTextError(InputError):
-    """An empty text refused under ``on_empty="error"`` (the CLI adds the hint naming ``--on-empty``)."""
 
 
 def _empty_or_refuse(label: str, where: str, reason: str, on_empty: str, line: Optional[int] = None) -> InputText:
@@ -152,10 +145,7 @@ def decode_input(data: bytes, name: str) -> str:
 
 def json_object(line: str, where: str) -> Dict[str, Any]:
     """One JSONL line parsed, which must be a JSON object; the error names ``where`` (``FILE line N``)."""
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{where} is not valid JSON ({error.msg})") from None
+    record = parse_json(line, where)  # one line for bad JSON, deep nesting or an over-long integer alike
     if not isinstance(record, dict):
         raise InputError(f"{where} is not a JSON object")
     return record
@@ -185,8 +175,9 @@ def jsonl_texts(content: str, name: str, field: str, on_empty: str = "error", id
         if field not in record:
             raise InputError(f"{where} has no field {field!r} (use --field to pick another)")
         value = record[field]
-        if value is None:
-            texts.append(_empty_or_refuse(label, where, f": field {field!r} is null", on_empty, number))
+        reason = empty_reason(value)  # the Python API's test too: null, blank, invisible characters only
+        if reason is not None:
+            texts.append(_empty_or_refuse(label, where, f": field {field!r} {reason}", on_empty, number))
             continue
         is_sentences = isinstance(value, list) and all(isinstance(item, str) for item in value)
         if not isinstance(value, str) and not is_sentences:
@@ -194,12 +185,6 @@ def jsonl_texts(content: str, name: str, field: str, on_empty: str = "error", id
         surrogate = lone_surrogate(value if isinstance(value, str) else "".join(value))
         if surrogate:  # a JSON "\ud800" escape: refused here, before any model loads
             raise InputError(f"{where}: field {field!r} holds {surrogate}, which is not valid Unicode")
-        if not (value.strip() if isinstance(value, str) else any(item.strip() for item in value)):
-            texts.append(_empty_or_refuse(label, where, f": field {field!r} is empty", on_empty, number))
-            continue
-        if not has_visible_characters(value if isinstance(value, str) else " ".join(value)):
-            texts.append(_empty_or_refuse(label, where, f": field {field!r} has {INVISIBLE}", on_empty, number))
-            continue
         texts.append(InputText(label, value, line=number))
     return texts
 
@@ -212,8 +197,9 @@ def escape_id(label: str) -> str:
 def _visible(text: InputText, where: str, on_empty: str = "error") -> InputText:
     """The text, or (when nothing in it can be scored) an error naming ``where`` it came from, or under ``on_empty``
     skip or nan the empty placeholder."""
-    if not has_visible_characters(text.text if isinstance(text.text, str) else " ".join(text.text)):
-        return _empty_or_refuse(text.label, where, f" has {INVISIBLE}", on_empty)
+    reason = empty_reason(text.text)
+    if reason is not None:
+        return _empty_or_refuse(text.label, where, f" {reason}", on_empty)
     return text
 
 
@@ -238,10 +224,10 @@ def read_texts(path: str, input_format: str = "doc", field: str = "text", on_emp
                id_field: Optional[str] = None) -> List[InputText]:
     """Read the texts of one file (or ``-`` for stdin) in the given format.
 
-    ``on_empty`` (:data:`ON_EMPTY`): an empty text (an empty or null JSONL field, an empty line among ``lines``, a
-    text of invisible characters only, an empty ``doc`` file) is refused (``error``) or returned with ``empty`` set
-    and ``text`` empty (``skip``, ``nan``: the caller leaves it out or reports NaN). ``id_field``: label JSONL rows
-    by this field instead of ``file:line``.
+    ``on_empty`` (:data:`~coherence_metric.inputs.empty.ON_EMPTY`): an empty text (an empty or null JSONL field, an
+    empty line among ``lines``, a text of invisible characters only, an empty ``doc`` file) is refused (``error``)
+    or returned with ``empty`` set and ``text`` empty (``skip``, ``nan``: the caller leaves it out or reports NaN).
+    ``id_field``: label JSONL rows by this field instead of ``file:line``.
 
     Raises:
         InputError: missing file, directory, undecodable bytes, an empty text (``EmptyTextError``), bad JSON or a
@@ -249,8 +235,7 @@ def read_texts(path: str, input_format: str = "doc", field: str = "text", on_emp
     """
     if input_format not in INPUT_FORMATS:
         raise InputError(f"unknown input format {input_format!r}: choose one of {', '.join(INPUT_FORMATS)}")
-    if on_empty not in ON_EMPTY:
-        raise InputError(f"unknown on_empty {on_empty!r}: choose one of {', '.join(ON_EMPTY)}")
+    check_on_empty(on_empty)
     if id_field is not None and input_format != "jsonl":
         raise InputError(f"--id-field labels JSONL rows by a field: pass -i jsonl (not -i {input_format})")
     name = "<stdin>" if path == STDIN else path
@@ -285,10 +270,8 @@ def _kind_shown(value: object) -> str:
 
 
 def _printed_as(system: str) -> str:
-    """What a system name looks like printed: NFC, without format characters (zero-width space, word joiner, BOM)
-    and surrounding whitespace."""
-    visible = "".join(character for character in system if unicodedata.category(character) != "Cf")
-    return unicodedata.normalize("NFC", visible).strip()
+    """What a system name looks like printed (:func:`~coherence_metric.inputs.texts.printed_form`)."""
+    return printed_form(system)
 
 
 def _check_group_name(system: str, name: str, number: int, group_field: str,

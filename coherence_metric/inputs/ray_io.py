@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from ..errors import InputError
+from ..safe_json import parse_json
 from .files import MAX_INPUT_BYTES, decode_input, json_object, jsonl_texts
 from .texts import INVISIBLE, has_visible_characters, lone_surrogate
 
@@ -220,7 +221,7 @@ def _refuse_output_field(content: str, name: str, output_column: str) -> None:
     quoted = json.dumps(output_column)
     for number, line in enumerate(content.split("\n"), start=1):
         if quoted in line or "\\u" in line:  # only these lines can hold the key; the rest are not parsed twice
-            record = json.loads(line) if line.strip() else None
+            record = parse_json(line, f"{name} line {number}") if line.strip() else None
             if isinstance(record, dict) and output_column in record:
                 raise InputError(_has_output_field(f"{name} line {number}", output_column))
 

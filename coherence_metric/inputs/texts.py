@@ -16,6 +16,14 @@ INVISIBLE = "no visible characters (only whitespace, control, format or zero-wid
 tokenizer then drops them, so without this check the model scored the empty sequence (-4.8 with the default)."""
 
 
+def printed_form(label: str) -> str:
+    """What a name reads as once printed: without format characters (zero-width space, word joiner, BOM), in
+    NFKC (a full-width letter or a ligature reads as the plain one), whitespace runs as one space, stripped. Two
+    system names with one printed form look like one system in a table."""
+    visible = "".join(character for character in label if unicodedata.category(character) != "Cf")
+    return " ".join(unicodedata.normalize("NFKC", visible).split())
+
+
 def has_visible_characters(text: str) -> bool:
     """Whether ``text`` has a letter, mark, digit, punctuation or symbol: anything outside Unicode's
     control/format/unassigned (C*) and separator (Z*) categories, which tokenizers drop or read as spaces."""

@@ -2,5 +2,6 @@
 
 Each bridge imports its library when used, never before: ``import coherence_metric`` (and this package) imports
 none of them, so the metric stays cheap to import for users who need none of them. Install them with
-``pip install 'coherence-metric[integrations]'``.
+``pip install '.[integrations]'`` in the clone (a missing one is named with the exact line that installs
+it).
 """

@@ -12,6 +12,7 @@ when torchmetrics copies a metric.
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any, Iterable, List, Optional, Union
 
@@ -22,7 +23,10 @@ from torchmetrics.utilities import dim_zero_cat
 __all__ = ["CoherenceMetric"]
 
 from ..errors import InputError
+from ..inputs.containers import as_text_list
+from ..inputs.empty import check_on_empty, errors_renamed, input_positions, split_empty_texts
 from ..models.registry import DEFAULT_MODEL, resolve_model
+from ..scoring.runtime import resolve_device, resolve_dtype
 from ..settings import ScorerSettings
 
 
@@ -35,8 +39,6 @@ def _check_early(model: Any, settings: ScorerSettings) -> None:
             raise InputError(f"model must be a model name, a checkpoint folder or a CoherenceScorer, got "
                              f"{type(model).__name__}")
         return
-    from ..scoring.runtime import resolve_device, resolve_dtype
-
     resolve_dtype(settings.dtype, resolve_device(settings.device))
     resolve_model(model, revision=settings.revision, local_files_only=settings.local_files_only)
 
@@ -48,6 +50,10 @@ class CoherenceMetric(torchmetrics.Metric):
         model: a model name or checkpoint folder (a string or a ``pathlib.Path``) for the cached scorer, or a
             ``CoherenceScorer``. A name that resolves to nothing and bad settings are refused here, not at the first
             ``update()``; the checkpoint itself loads at the first ``update()``.
+        on_empty: what an empty text given to ``update`` (None, NaN, or whitespace or invisible characters only)
+            does: ``"error"`` (the default) refuses the batch, naming every one; ``"skip"`` leaves it out;
+            ``"nan"`` keeps a NaN in ``per_text_scores()``. Either way ``compute()`` is the mean of the texts
+            scored, and each ``update`` with empty texts warns how many; a batch of empty texts only is no error.
         settings: the cached scorer's settings, a ``coherence_metric.ScorerSettings`` (ignored when ``model`` is a
             scorer, as are its fields below).
         **kwargs: ``ScorerSettings`` fields by name (``dtype="fp32"``, ``batch_size=32``), in place of those of
@@ -64,10 +70,11 @@ class CoherenceMetric(torchmetrics.Metric):
 
     scores: List[torch.Tensor]
 
-    def __init__(self, model: Union[str, Any] = DEFAULT_MODEL, *, settings: Optional[ScorerSettings] = None,
-                 **kwargs: Any) -> None:
+    def __init__(self, model: Union[str, Any] = DEFAULT_MODEL, *, on_empty: str = "error",
+                 settings: Optional[ScorerSettings] = None, **kwargs: Any) -> None:
         names = ScorerSettings.names()
         overrides = {name: kwargs.pop(name) for name in list(kwargs) if name in names}
+        self._on_empty = check_on_empty(on_empty)
         super().__init__(**kwargs)
         # not self._device/_dtype: torchmetrics keeps its states' device and dtype there
         self._scorer_settings = ScorerSettings.of(settings, overrides)
@@ -84,14 +91,36 @@ class CoherenceMetric(torchmetrics.Metric):
         return get_scorer(self._model, settings=self._scorer_settings)
 
     def update(self, texts: Union[str, Iterable[Any]]) -> None:
-        """Score ``texts`` (a string, or any list of texts or sentence lists) and keep their scores."""
-        result = self._scorer().score(texts)
-        self.signature = str(result.signature)
-        self.scores.append(torch.tensor(result.scores, dtype=torch.float64, device=self.device))
+        """Score ``texts`` (a string, or any list of texts or sentence lists) and keep their scores; empty texts
+        as ``on_empty`` says."""
+        if self._on_empty == "error":
+            result = self._scorer().score(texts)  # refuses empty texts, naming every one
+            self.signature = str(result.signature)
+            self.scores.append(torch.tensor(result.scores, dtype=torch.float64, device=self.device))
+            return
+        documents = as_text_list(texts, keep_missing=True)
+        # stacklevel 4: torchmetrics wraps update, so the user's call is one frame further out
+        split = split_empty_texts(documents, self._on_empty, stacklevel=4, refuse_all_empty=False)
+        scores: List[float] = []
+        if split.kept:
+            with errors_renamed(input_positions(split.kept)):
+                result = self._scorer().score([documents[position] for position in split.kept])
+            self.signature = str(result.signature)
+            scores = list(result.scores)
+        if self._on_empty == "nan":
+            by_position = dict(zip(split.kept, scores))
+            scores = [by_position.get(position, math.nan) for position in range(len(documents))]
+        self.scores.append(torch.tensor(scores, dtype=torch.float64, device=self.device))
 
     def compute(self) -> torch.Tensor:
-        """The system score: the mean of every text's score since the last reset, over all processes."""
-        return self._scores().mean()
+        """The system score: the mean of every scored text's score since the last reset, over all processes (NaN
+        entries, empty texts under ``on_empty="nan"``, left out)."""
+        scores = self._scores()
+        scored = scores[~torch.isnan(scores)]
+        if scored.numel() == 0:
+            raise InputError(f"CoherenceMetric has no scored texts: the {scores.numel()} given to update() were all "
+                             "empty")
+        return scored.mean()
 
     def per_text_scores(self) -> torch.Tensor:
         """Every text's score since the last reset, over all processes (rank 0's texts, then rank 1's, ...).

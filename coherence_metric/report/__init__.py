@@ -6,8 +6,9 @@
 
 from __future__ import annotations
 
-from .build import DEFAULT_EXPLAIN_ROWS, SystemsReport, build_report, check_writable
+from .build import DEFAULT_EXPLAIN_ROWS, SystemsReport, build_report, check_writable, explain_systems
 from .html import render_html
 from .payload import build_payload
 
-__all__ = ["DEFAULT_EXPLAIN_ROWS", "SystemsReport", "build_payload", "build_report", "check_writable", "render_html"]
+__all__ = ["DEFAULT_EXPLAIN_ROWS", "SystemsReport", "build_payload", "build_report", "check_writable",
+           "explain_systems", "render_html"]

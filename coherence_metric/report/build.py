@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
-from ..atomic_write import write_atomically
+from ..atomic_write import refuse_special_file, write_atomically
 from ..errors import InputError
 from .html import render_html
 from .payload import build_payload, spread_order
@@ -54,9 +54,9 @@ class SystemsReport:
 
 
 def check_writable(path: Union[str, Path], inputs: Sequence[Union[str, Path]] = ()) -> None:
-    """Refuse an output path that cannot be written, before any scoring: a missing folder, a directory, a folder
-    without write permission, or one of the command's ``inputs`` under any spelling (``./a.txt``, a link to it, a
-    hard link): ``report a.txt b.txt -o a.txt`` replaced the input a.txt with HTML.
+    """Refuse an output path that cannot be written, before any scoring: a missing folder, a directory, a FIFO, a
+    device or a socket, a folder without write permission, or one of the command's ``inputs`` under any spelling
+    (``./a.txt``, a link to it, a hard link): ``report a.txt b.txt -o a.txt`` replaced the input a.txt with HTML.
 
     Raises:
         InputError: naming the path and why.
@@ -68,6 +68,7 @@ def check_writable(path: Union[str, Path], inputs: Sequence[Union[str, Path]] = 
     parent = target.parent if str(target.parent) else Path(".")
     if target.is_dir():
         raise InputError(f"{path} is a directory: give a file name for the report, e.g. {target / 'report.html'}")
+    refuse_special_file(target, "the report")  # before any scoring, as the write itself would
     if not parent.is_dir():
         raise InputError(f"{path}: cannot write the report: folder {parent} does not exist")
     if not os.access(parent, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
@@ -109,6 +110,19 @@ def build_report(scorer: Any, systems: Mapping[str, Sequence[Any]], *, labels: O
         raise InputError(f"explain_rows must be a non-negative integer, got {explain_rows!r}")
     comparison = scorer.compare_systems(systems, bootstrap_resamples=bootstrap_resamples, seed=seed,
                                         randomization_trials=randomization_trials)
+    return explain_systems(scorer, comparison, systems, labels=labels, explain_rows=explain_rows,
+                           mechanism=mechanism, command=command)
+
+
+def explain_systems(scorer: Any, comparison: Any, systems: Mapping[str, Sequence[Any]], *,
+                    labels: Optional[Sequence[str]] = None, explain_rows: int = DEFAULT_EXPLAIN_ROWS,
+                    mechanism: str = "auto", command: Optional[str] = None) -> SystemsReport:
+    """The report of a comparison of ``systems`` made already (:func:`build_report`'s second half): the
+    ``explain_rows`` inputs where they differ most get their transitions scored by ``scorer``.
+
+    Raises:
+        InputError: labels of the wrong length.
+    """
     texts = {name: list(systems[name]) for name in comparison.systems}
     count = len(next(iter(texts.values())))
     if labels is not None and len(labels) != count:

@@ -155,6 +155,9 @@ def render_html(payload: Dict[str, Any]) -> str:
     if payload.get("command"):
         head.append(f"<p class='meta'>Command: <code>{escape(payload['command'])}</code></p>")
     head.append(f"<p class='meta'>Signature: <code>{escape(payload['signature'])}</code></p>")
+    if payload.get("notes"):  # what a reader must know before reading the numbers: a length gap, the known limits
+        items = "".join(f"<li>{escape(note)}</li>" for note in payload["notes"])
+        head.append(f"<aside class='limits' id='limits'><h2>Read with care</h2><ul>{items}</ul></aside>")
     body = _systems_section(payload) + _pairs_section(payload) + _inputs_section(payload)
     tail = [
         f"<script type='application/json' id='report-data'>{embedded_json(payload)}</script>",

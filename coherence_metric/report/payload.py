@@ -64,6 +64,7 @@ def build_payload(comparison: Any, texts: Optional[Mapping[str, Sequence[Any]]] 
         "signature": str(comparison.signature.with_transitions(mechanism_label(mechanism)) if mechanism
                          else comparison.signature),
         "command": command,
+        "notes": list(getattr(comparison, "notes", ())),
         "n_inputs": count,
         "confidence": comparison.confidence,
         "bootstrap_resamples": comparison.bootstrap_resamples,

@@ -13,22 +13,27 @@ each: about 0.4 s on 2 cores (on this project's AMX machine: fp32 0.043 s, bf16 
 when it is at least :data:`BF16_MARGIN` faster. The result is cached in ``$COHERENCE_METRIC_CACHE/dtype_probe.json``
 (``~/.cache/coherence_metric``), keyed by the CPU's model name and bf16 flags, the torch version and the thread count,
 so later processes read the decision instead of measuring again; an unreadable cache is measured again and rewritten,
-never an error.
+never an error. The cache is read only when it is a regular file of at most :data:`MAX_CACHE_BYTES` (read with that
+bound: a link to ``/dev/zero`` was read until memory ran out), and an entry is used only when both timings are
+finite and positive (a negative or infinite one would pick a dtype no measurement chose).
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
+import stat
 import time
 from pathlib import Path
 from typing import Callable, Dict, FrozenSet, Mapping, Optional
 
 import torch
-from transformers import BertConfig, BertModel
 
 from ..atomic_write import write_atomically
 from ..errors import InputError
 from ..models.backbone_parts import cache_root
+from ..safe_json import InvalidJson, parse_json
 from .cpuinfo import cpu_model_name
 
 #: bf16 must be this much faster than fp32 (time ratio) to be picked: a tie goes to fp32, the exact path.
@@ -38,6 +43,8 @@ AMX_FLAG = "amx_bf16"
 #: The flag that means AVX512 bf16 dot products (a probe decides).
 AVX512_BF16_FLAG = "avx512_bf16"
 CACHE_FILE = "dtype_probe.json"
+#: The largest cache file read (one entry per CPU, torch and thread count is about 150 bytes).
+MAX_CACHE_BYTES = 64 * 1024
 
 #: A probe: seconds per forward pass in each dtype, {"fp32": s, "bf16": s}.
 Probe = Callable[[], Mapping[str, float]]
@@ -59,6 +66,8 @@ def measure_forward_seconds(repeats: int = 3, batch: int = 8, tokens: int = 128)
     so that a busy moment slows both. (torch's own ``TransformerEncoderLayer`` is no proxy: its fused inference path
     ran fp32 faster than bf16 on an AMX CPU where the scorer's bf16 is twice as fast.)"""
     torch.manual_seed(0)
+    from transformers import BertConfig, BertModel  # only when a probe runs: importing transformers takes seconds
+
     config = BertConfig(vocab_size=1024, hidden_size=384, num_hidden_layers=2, num_attention_heads=12,
                         intermediate_size=1536, max_position_embeddings=tokens)
     model = BertModel(config, add_pooling_layer=False).eval()
@@ -95,9 +104,9 @@ def cached_probe(flags: FrozenSet[str], measure: Optional[Probe] = None,
     def probe() -> Mapping[str, float]:
         key = probe_key(flags)
         cache = _read(path)
-        entry = cache.get(key)
-        if isinstance(entry, dict) and all(isinstance(entry.get(name), (int, float)) for name in ("fp32", "bf16")):
-            return {"fp32": float(entry["fp32"]), "bf16": float(entry["bf16"])}
+        known = _timings(cache.get(key))
+        if known is not None:
+            return known
         timings = dict((measure or measure_forward_seconds)())
         cache[key] = timings
         _write(path, cache)
@@ -106,12 +115,38 @@ def cached_probe(flags: FrozenSet[str], measure: Optional[Probe] = None,
     return probe
 
 
+def _timings(entry: object) -> Optional[Dict[str, float]]:
+    """A cached entry's timings when both are finite positive numbers of seconds, else None (measured again)."""
+    if not isinstance(entry, dict):
+        return None
+    values = [entry.get(name) for name in ("fp32", "bf16")]
+    if not all(isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+               and value > 0 for value in values):
+        return None
+    return {"fp32": float(entry["fp32"]), "bf16": float(entry["bf16"])}
+
+
 def _read(path: Path) -> Dict[str, object]:
+    """The cache's entries; a cache that is no regular file (a FIFO, a link to a device), is larger than
+    :data:`MAX_CACHE_BYTES` or does not parse (not JSON, nested too deep, an integer too long) holds none."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once, to be refused below
+    except OSError:
         return {}
-    return data if isinstance(data, dict) else {}
+    with os.fdopen(handle, "rb") as stream:
+        try:
+            if not stat.S_ISREG(os.fstat(handle).st_mode):  # the file opened, wherever a link led
+                return {}
+            data = stream.read(MAX_CACHE_BYTES + 1)
+        except OSError:
+            return {}
+    if len(data) > MAX_CACHE_BYTES:
+        return {}
+    try:
+        parsed = parse_json(data, str(path))
+    except InvalidJson:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
 
 
 def _write(path: Path, cache: Mapping[str, object]) -> None:

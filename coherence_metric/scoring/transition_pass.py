@@ -36,6 +36,7 @@ from ..models.transition_registry import (
 from ..models.transition_term import TransitionTerm
 from .batching import pad_batch, plan_batches
 from .local_term import group_by_owner
+from .progress import TRANSITIONS, with_progress
 from .runtime import autocast_context
 
 #: Sentences before the boundary that the model reads (the last of them is the one the boundary follows).
@@ -66,7 +67,8 @@ def pair_logits(model: Any, tokenizer: Any, ids: Sequence[Sequence[int]], device
     """The model's logit for each encoded pair, batched longest first, in float32, under ``inference_mode``."""
     values = [0.0] * len(ids)
     with torch.inference_mode():
-        for batch in plan_batches([len(sequence) for sequence in ids], MAX_TOKENS_PER_BATCH, limit=PAIR_MAX_LENGTH):
+        batches = plan_batches([len(sequence) for sequence in ids], MAX_TOKENS_PER_BATCH, limit=PAIR_MAX_LENGTH)
+        for batch in with_progress(batches, False, TRANSITIONS, len(batches)):  # lines only, inside progress_lines
             padded = pad_batch(tokenizer, [ids[index] for index in batch], limit=PAIR_MAX_LENGTH)
             logits = model(padded["input_ids"].to(device), padded["attention_mask"].to(device))
             for index, value in zip(batch, logits.float().cpu().tolist()):
@@ -96,6 +98,7 @@ class TransitionModel:
     Args:
         name_or_path: a packaged model's name (``tm-minilm-2026.11``) or a checkpoint folder.
         device: where it runs.
+        local_files_only: never look for its backbone on the Hub.
 
     Raises:
         InputError: neither a packaged name nor a checkpoint folder.
@@ -103,9 +106,9 @@ class TransitionModel:
     """
 
     def __init__(self, name_or_path: Union[str, Path] = DEFAULT_TRANSITION_MODEL,
-                 device: Union[str, torch.device] = "cpu") -> None:
+                 device: Union[str, torch.device] = "cpu", local_files_only: bool = False) -> None:
         folder = transition_model_folder(name_or_path)
-        loaded = load_checkpoint(folder)
+        loaded = load_checkpoint(folder, local_files_only=local_files_only)
         self.folder = folder
         self.name = folder.name
         self.fingerprint = loaded.config.fingerprint()
@@ -123,9 +126,11 @@ _TRANSITION_MODELS: Dict[Tuple[str, str], TransitionModel] = {}
 _TRANSITION_MODELS_LOCK = threading.Lock()
 
 
-def shipped_transition_model(device: Any = "cpu", name: Optional[str] = None) -> TransitionModel:
+def shipped_transition_model(device: Any = "cpu", name: Optional[str] = None,
+                             local_files_only: bool = False) -> TransitionModel:
     """A packaged transition model (``DEFAULT_TRANSITION_MODEL`` unless named) on ``device``, loaded (every file's
-    sha256 verified) on first use, then shared by every scorer and thread of the process.
+    sha256 verified) on first use, then shared by every scorer and thread of the process (``local_files_only``:
+    its backbone is never looked for on the Hub).
 
     Raises:
         InputError: no packaged transition model of that name.
@@ -134,15 +139,15 @@ def shipped_transition_model(device: Any = "cpu", name: Optional[str] = None) ->
     key = (name or DEFAULT_TRANSITION_MODEL, str(device))
     with _TRANSITION_MODELS_LOCK:
         if key not in _TRANSITION_MODELS:
-            _TRANSITION_MODELS[key] = TransitionModel(key[0], device=device)
+            _TRANSITION_MODELS[key] = TransitionModel(key[0], device=device, local_files_only=local_files_only)
         return _TRANSITION_MODELS[key]
 
 
 def boundary_logits(sentence_lists: Sequence[Sequence[str]], term: TransitionTerm, device: Any,
-                    dtype: str) -> List[List[float]]:
+                    dtype: str, local_files_only: bool = False) -> List[List[float]]:
     """Per text, the logit of each boundary (none for a one-sentence text) of the transition model a checkpoint's
-    transition term names, on the scorer's device in the scorer's dtype."""
-    model = shipped_transition_model(device, term.model)
+    transition term names, on the scorer's device in the scorer's dtype (``local_files_only``: the scorer's)."""
+    model = shipped_transition_model(device, term.model, local_files_only)
     with autocast_context(dtype, device):
         return model.transition_values(sentence_lists)
 

@@ -94,3 +94,23 @@ def test_without_its_backbone_the_error_says_how_to_fetch_it(tmp_path, monkeypat
         CoherenceScorer("accurate")
     message = str(caught.value)
     assert "\n" not in message and f"coherence-metric backbone fetch {BACKBONE}" in message
+
+
+@pytest.mark.slow  # a subprocess that loads the 110M backbone: about 15 s on 2 cores
+def test_the_tier_scores_as_pinned_where_peft_cannot_be_imported() -> None:
+    """What `make demo`'s environment and the README's install lines give a user: no peft (a training extra). The
+    adapter is merged by the package itself, to the same scores."""
+    _backbone_or_skip()
+    import subprocess
+    import sys
+
+    paths = [str(EXAMPLES_DIR / name) for name in PINNED_SCORES]
+    script = ("import json, sys\n"
+              "sys.modules['peft'] = None  # import peft raises ImportError, as where it is not installed\n"
+              "from coherence_metric import CoherenceScorer\n"
+              f"texts = [open(path, encoding='utf-8').read() for path in {paths!r}]\n"
+              "print(json.dumps(CoherenceScorer('accurate', dtype='fp32').score(texts).scores))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    scores = json.loads(done.stdout.strip().splitlines()[-1])
+    assert scores == pytest.approx(list(PINNED_SCORES.values()), abs=1e-4)

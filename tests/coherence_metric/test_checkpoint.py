@@ -140,7 +140,7 @@ def test_newer_format_asks_for_an_upgrade(bert_checkpoint, corrupt_copy):
     data = json.loads(config_path.read_text())
     data["format_version"] = FORMAT_VERSION + 1
     config_path.write_text(json.dumps(data))
-    with pytest.raises(CheckpointError, match="upgrade with `pip install -U coherence-metric`"):
+    with pytest.raises(CheckpointError, match="upgrade coherence-metric \\(git pull, then pip install ./archive ."):
         load_checkpoint(folder)
 
 

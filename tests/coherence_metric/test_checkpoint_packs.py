@@ -32,7 +32,7 @@ from .cli_helpers import assert_one_line_error, invoke
 
 #: The defaults of 0.1.0, 0.2.0 and 0.3.0: what the archive pack holds.
 ARCHIVED = ("cm-minilm-2026.11", "cm-minilm-joint-2026.11", "cm-minilm-pointwise-2026.11")
-INSTALL_HINT = "pip install coherence-metric-archive"
+INSTALL_HINT = "pip install ./archive (in a clone of the coherence-metric repository)"
 
 
 @pytest.fixture

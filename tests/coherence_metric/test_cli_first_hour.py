@@ -93,7 +93,7 @@ def test_tables_for_a_paper_hold_every_system_and_pair(tmp_path, bert_checkpoint
     lines = result.stdout.splitlines()
     assert lines[0] == first_line and row in result.stdout
     for path in files:
-        name = path if output_format == "markdown" else path.replace("_", "\\_")
+        name = path.replace("_", "\\_")  # both escape it: emphasis in Markdown, a subscript in LaTeX
         assert sum(name in line for line in lines) >= 3  # its system row and its two pair rows
     assert "coherence-metric:" in result.stdout  # the signature travels with the table
     two = _invoke(["compare", *files[:2], "-i", "lines", "-f", output_format, "--model", str(bert_checkpoint)])

@@ -58,7 +58,11 @@ def test_the_probe_runs_once_per_machine_and_torch_and_its_answer_is_read_back(t
     assert len(calls) == 1
 
 
-@pytest.mark.parametrize("content", ["{not json", "[1, 2]", '{"KEY": {"fp32": "fast"}}'])
+@pytest.mark.parametrize("content", [
+    "{not json", "[1, 2]", '{"KEY": {"fp32": "fast"}}',
+    "[" * 100_000 + "]" * 100_000,  # json raises RecursionError
+    '{"KEY": {"fp32": ' + "7" * 5_000 + ', "bf16": 1}}',  # over Python's 4,300 digits: a ValueError
+])
 def test_an_unreadable_cache_is_measured_again_and_rewritten(tmp_path, content):
     cache = tmp_path / "dtype_probe.json"
     cache.write_text(content.replace("KEY", probe_key(AVX512_ONLY)))

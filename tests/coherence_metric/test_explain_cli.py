@@ -89,3 +89,16 @@ def test_every_output_format_the_help_names_is_accepted(runner, command):
     shown = " ".join(invoke(runner, [command, "--help"]).stdout.split())
     for named in ("markdown", "latex"):
         assert (f"{named} and" in shown or f"{named}:" in shown) <= (named in accepted), shown
+
+
+def test_a_text_too_long_to_explain_is_refused_before_any_model_runs(runner, bert_checkpoint, tmp_path):
+    """explain's cost grows with the square of a text's sentences (every prefix scored, every pair compared): a
+    3,000-sentence text grew past 8 GB; past the limit it is one line naming the file, at once."""
+    from coherence_metric.analysis.explain import MAX_EXPLAIN_SENTENCES
+
+    path = tmp_path / "long.txt"
+    path.write_text(" ".join(f"Sentence number {n} is here." for n in range(MAX_EXPLAIN_SENTENCES + 1)),
+                    encoding="utf-8")
+    result = invoke(runner, ["explain", str(path), "--model", str(bert_checkpoint)])
+    assert_one_line_error(result, str(path), f"has {MAX_EXPLAIN_SENTENCES + 1} sentences",
+                          f"at most {MAX_EXPLAIN_SENTENCES}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 import warnings
 
 import pytest
@@ -60,3 +61,40 @@ def test_quiet_silences_warnings_for_the_command_only(bert_checkpoint, lines_fil
     assert any("were longer than max_length=12" in str(warning.message) for warning in caught)
     assert quiet.stdout == loud.stdout
     assert logger.level == level
+
+
+def _slow(count, seconds):
+    for index in range(count):
+        time.sleep(seconds)
+        yield index
+
+
+def test_the_line_clock_runs_across_passes(capsys):
+    """Passes each shorter than the interval still print a line once the interval has passed since the last one:
+    a compare scoring systems one after another printed nothing for minutes."""
+    from coherence_metric.scoring.progress import DOCUMENTS, progress_lines, progress_scope, with_progress
+
+    with progress_lines(interval=0.1):
+        for name in ("A", "B", "C"):
+            with progress_scope(f"system {name} ({name.lower()}.txt)"):
+                assert list(with_progress(_slow(3, 0.04), False, DOCUMENTS, 3)) == [0, 1, 2]
+    lines = capsys.readouterr().err.splitlines()
+    assert lines and all(line.startswith("coherence: system ") for line in lines)
+    assert any(line.startswith("coherence: system B (b.txt): documents: 1/3 batches (33%), ") for line in lines)
+
+
+def test_a_compare_names_the_system_each_progress_line_counts(tmp_path, bert_checkpoint, monkeypatch):
+    from coherence_metric.cli import compare  # noqa: F401  (registers the command)
+    from coherence_metric.scoring import progress
+
+    files = []
+    for name, texts in (("a.txt", TEXTS * 2), ("b.txt", TEXTS[::-1] * 2)):
+        (tmp_path / name).write_text("\n".join(texts) + "\n", encoding="utf-8")
+        files.append(str(tmp_path / name))
+    monkeypatch.setattr(progress, "LINE_INTERVAL_S", 0.0)  # every batch is "30 s later"
+    result = _invoke(["compare", *files, "-i", "lines", "--label", "base", "--label", "tuned", "--batch-size", "1",
+                      "--bootstrap", "100", "--trials", "100", "--model", str(bert_checkpoint)])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if line.startswith("coherence: ")]
+    assert any(line.startswith(f"coherence: system base ({files[0]}): documents: 1/") for line in lines), lines
+    assert any(line.startswith(f"coherence: system tuned ({files[1]}): documents: ") for line in lines), lines

@@ -35,8 +35,8 @@ def test_a_string_and_its_sentence_list_score_the_same(bert_checkpoint):
         ([], "the list is empty"),
         (["fine", "   "], "text 1 is empty"),
         ([["ok.", 3]], "text 0, sentence 1 is int"),
-        ([[]], "text 0 is an empty sentence list"),
-        ([None], "text 0 is NoneType"),
+        ([[]], "text 0 is empty"),
+        ([None], "text 0 is None"),
         (42, "texts must be a string or a list"),
     ],
 )

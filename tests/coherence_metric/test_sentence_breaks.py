@@ -161,5 +161,8 @@ def test_json_gives_each_sentences_evidence_flag_and_kind(default_scorer):
     assert len(entry["per_sentence"]) == 5 and len(entry["transitions"]) == 4
     assert set(entry["per_sentence"][0]["evidence"]) == set(EVIDENCE)
     assert entry["per_sentence"][0]["evidence"][COHESION] is None
-    assert entry["per_sentence"][4] == {**entry["per_sentence"][4], "flagged": True, "kind": DUPLICATION}
-    assert {"sentence": 4, "kind": DUPLICATION} == {key: entry["flags"][0][key] for key in ("sentence", "kind")}
+    assert entry["per_sentence"][4] == {**entry["per_sentence"][4], "sentence": 5, "flagged": True,
+                                        "kind": DUPLICATION}
+    # numbered from 1, as the text output prints the sentences: one numbering in every output
+    assert {"sentence": 5, "kind": DUPLICATION} == {key: entry["flags"][0][key] for key in ("sentence", "kind")}
+    assert "flagged" not in entry

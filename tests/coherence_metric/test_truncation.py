@@ -135,3 +135,14 @@ def test_one_very_long_sentence_does_not_leak_the_tokenizers_length_warning(bert
         root.removeHandler(handler)
     assert result.n_truncated == 1
     assert not [record for record in records if "indexing errors" in record.getMessage()]
+
+
+def test_the_signature_counts_windowed_texts_and_a_systems_comparison_counts_every_system(bert_checkpoint):
+    """A windowed score is the mean of its windows, not one reading: the signature says how many texts were, and a
+    comparison of systems counts all systems' texts, not the first system's."""
+    scorer = CoherenceScorer(str(bert_checkpoint), max_length=40)
+    assert "|ntrunc:0|nwin:1|" in str(scorer.score([LONG_TEXT, SHORT_TEXT]).signature)
+    assert "nwin" not in str(scorer.score([SHORT_TEXT]).signature)
+    comparison = scorer.compare_systems({"short": [SHORT_TEXT, SHORT_TEXT], "long": [LONG_TEXT, LONG_TEXT]},
+                                        bootstrap_resamples=100, randomization_trials=100)
+    assert "|ntrunc:0|nwin:2|" in str(comparison.signature)

@@ -109,7 +109,8 @@ def test_the_check_finds_a_circle_hidden_inside_a_function(tmp_path):
 #: what is built on it; and the front ends that call it.
 LAYERS = (
     ("coherence_metric.errors", "coherence_metric.version", "coherence_metric.signature",
-     "coherence_metric.atomic_write"),
+     "coherence_metric.atomic_write", "coherence_metric.install_hints", "coherence_metric.safe_json",
+     "coherence_metric.file_names"),
     ("coherence_metric.inputs", "coherence_metric.statistics"),
     ("coherence_metric.models",),
     ("coherence_metric.scoring",),

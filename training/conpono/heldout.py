@@ -20,6 +20,7 @@ import torch
 from coherence_metric.errors import CoherenceMetricError, InputError
 
 from ..loop import read_loop_log
+from ..state_files import write_text_atomically
 from .model import ConponoModel, load_backbone
 from .objective import FAMILY, HEAD_FILE, ConponoObjective, ObjectiveSettings
 from .recipe import load_paragraphs, recipe_from_mapping
@@ -109,8 +110,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         results = []
         for run_dir in args.runs:
             result = heldout_accuracy(run_dir, args.examples, args.checkpoint)
-            (run_dir / f"heldout_{args.checkpoint}_{args.examples}.json").write_text(
-                json.dumps(result, indent=2), encoding="utf-8")
+            report = run_dir / f"heldout_{args.checkpoint}_{args.examples}.json"
+            write_text_atomically(json.dumps(result, indent=2), report)
             results.append(result)
         print(render_table(results), end="")
     except CoherenceMetricError as error:

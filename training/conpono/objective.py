@@ -27,6 +27,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from coherence_metric.atomic_write import write_atomically
 from coherence_metric.errors import InputError
 
 from .examples import ConponoExample, ExampleSettings, Paragraph, build_example
@@ -238,7 +239,7 @@ class ConponoObjective:
         manifest = {"family": FAMILY, "encoding": self.model.encoding, "pooling": self.model.pooling,
                     "max_distance": self.model.max_distance, "max_length": self.settings.max_length,
                     "mlm_weight": self.settings.mlm_weight, **self.manifest}
-        (folder / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+        write_atomically(folder / MANIFEST_FILE, json.dumps(manifest, indent=2), what="the encoder's manifest")
 
 
 __all__ = ["FAMILY", "HEAD_FILE", "MANIFEST_FILE", "ConponoObjective", "ObjectiveSettings", "make_examples"]

@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, Optional, TextIO
 
+from coherence_metric.atomic_write import write_atomically
 from coherence_metric.errors import InputError
 
 from .examples import TrainingItem
@@ -105,7 +106,7 @@ def _read_lines(path: Path) -> Iterator[TrainingItem]:
 def write_manifest(out_dir: Path, manifest: Dict[str, Any]) -> Path:
     """Write ``manifest.json`` (sorted keys, indented) into ``out_dir`` and return its path."""
     path = Path(out_dir) / MANIFEST
-    path.write_text(json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_atomically(path, json.dumps(manifest, indent=2, ensure_ascii=False) + "\n", what="the manifest")
     return path
 
 

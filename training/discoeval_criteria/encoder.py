@@ -16,8 +16,11 @@ from typing import Any, Dict, List, Mapping, Optional
 import numpy as np
 import torch
 
+from coherence_metric.atomic_write import write_atomically
 from coherence_metric.errors import InputError
+from coherence_metric.file_names import plain_name
 from coherence_metric.models.checkpoint_config import sha256_of_file
+from coherence_metric.safe_json import parse_json
 
 from ..wordvec import WordVectors
 from .model import BiGRUEncoder
@@ -41,7 +44,7 @@ def save_encoder(folder: Path, encoder: BiGRUEncoder, tokenizer: Any, manifest: 
               "embedding_rows": int(encoder.embedding.weight.shape[0]),
               "embedding_dim": int(encoder.embedding.weight.shape[1]),
               "pad_id": encoder.embedding.padding_idx, "weights": WEIGHTS_FILE, "tokenizer": TOKENIZER_FOLDER}
-    (folder / MANIFEST_FILE).write_text(json.dumps(record, indent=2), encoding="utf-8")
+    write_atomically(folder / MANIFEST_FILE, json.dumps(record, indent=2), what="the encoder's manifest")
 
 
 def _read_manifest(folder: Path) -> Dict[str, Any]:
@@ -49,7 +52,7 @@ def _read_manifest(folder: Path) -> Dict[str, Any]:
     if not path.is_file():
         raise InputError(f"{folder}: no {MANIFEST_FILE}: not a saved DiscoEval-criteria encoder")
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest = parse_json(path.read_bytes(), str(path))
         if manifest.get("family") != FAMILY:
             raise InputError(f"{path}: family {manifest.get('family')!r}, expected {FAMILY!r}")
         for key in ("hidden_size", "embedding_rows", "embedding_dim", "max_length"):
@@ -70,7 +73,10 @@ class BiGRUSentenceEncoder:
                  device: str = "cpu", display_name: Optional[str] = None) -> None:
         self.folder = Path(folder)
         self.manifest = _read_manifest(self.folder)
-        weights = self.folder / str(self.manifest.get("weights", WEIGHTS_FILE))
+        record = self.folder / MANIFEST_FILE
+        weights = self.folder / plain_name(self.manifest.get("weights", WEIGHTS_FILE), record, "weights")
+        self._tokenizer = self.folder / plain_name(self.manifest.get("tokenizer", TOKENIZER_FOLDER), record,
+                                                   "tokenizer")
         if not weights.is_file():
             raise InputError(f"{self.folder}: weights file {weights.name} is missing")
         if batch_size < 1:
@@ -121,9 +127,7 @@ class BiGRUSentenceEncoder:
         except (RuntimeError, TypeError):
             raise InputError(f"{self._weights} does not match {MANIFEST_FILE} (sizes differ)") from None
         with quiet_transformers():
-            tokenizer = AutoTokenizer.from_pretrained(str(self.folder / str(self.manifest.get("tokenizer",
-                                                                                              TOKENIZER_FOLDER))),
-                                                      trust_remote_code=False)
+            tokenizer = AutoTokenizer.from_pretrained(str(self._tokenizer), trust_remote_code=False)
         self._vectors = WordVectors(tokenizer=tokenizer, weights=encoder.embedding.weight.detach(),
                                     source=str(self.folder))
         self._encoder = encoder.to(self.device).eval()

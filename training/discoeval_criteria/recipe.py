@@ -17,6 +17,7 @@ from typing import Any, Dict, Tuple
 from ..config import build_family_recipe, read_recipe_mapping
 from ..loop import LoopConfig, ObjectiveLoop
 from ..resume import seed_random_states
+from ..state_files import write_text_atomically
 from ..wordvec import WordVectors
 from .data import load_examples
 from .objective import DiscoEvalObjective
@@ -74,7 +75,7 @@ def run_recipe(path: Path, overrides: Dict[str, Any], progress: bool) -> Dict[st
     objective, summary = build_objective(recipe)
     output = Path(recipe.loop.output_dir)
     output.mkdir(parents=True, exist_ok=True)
-    (output / "data_summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
+    write_text_atomically(json.dumps(summary, indent=2), output / "data_summary.json")
     return ObjectiveLoop(objective, recipe.loop, recipe=asdict(recipe), progress=progress).run()
 
 

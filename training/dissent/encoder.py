@@ -23,6 +23,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from coherence_metric.atomic_write import write_atomically
 from coherence_metric.errors import InputError
 from coherence_metric.models.checkpoint_config import sha256_of_file
 
@@ -66,7 +67,7 @@ def save_trained(model: nn.Module, folder: Path, markers: Sequence[str]) -> None
         for path in sorted((folder / "backbone").glob("*.safetensors")) + sorted((folder / "backbone").glob("*.bin")):
             digest.update(sha256_of_file(path).encode())
         manifest["weights_sha256"] = digest.hexdigest()
-    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    write_atomically(folder / MANIFEST, json.dumps(manifest, indent=2), what="the encoder's manifest")
 
 
 def read_manifest(folder: Path) -> Dict[str, Any]:

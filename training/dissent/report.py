@@ -16,6 +16,7 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 from coherence_metric.errors import CoherenceMetricError, InputError
 
+from ..state_files import write_text_atomically
 from .markers import TABLE_NAMES
 from .objective import marker_scores
 
@@ -42,12 +43,12 @@ def write_test_report(output_dir: Path, marker_set: str, model_name: str, s1: Se
     """Write ``test_predictions.jsonl`` and ``test_metrics.json``; return the metrics."""
     output_dir = Path(output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
-    with open(output_dir / PREDICTIONS_FILE, "w", encoding="utf-8") as handle:
-        for first, second, label, predicted in zip(s1, s2, labels, predictions):
-            handle.write(json.dumps({"s1": first, "s2": second, "marker": markers[label],
-                                     "predicted": markers[predicted]}) + "\n")
+    write_text_atomically("".join(json.dumps({"s1": first, "s2": second, "marker": markers[label],
+                                              "predicted": markers[predicted]}) + "\n"
+                                  for first, second, label, predicted in zip(s1, s2, labels, predictions)),
+                          output_dir / PREDICTIONS_FILE)
     metrics = {"marker_set": marker_set, "model": model_name, **score_predictions(labels, predictions, markers)}
-    (output_dir / METRICS_FILE).write_text(json.dumps(metrics, indent=2), encoding="utf-8")
+    write_text_atomically(json.dumps(metrics, indent=2), output_dir / METRICS_FILE)
     return metrics
 
 

@@ -9,8 +9,9 @@ Hub. This writes, in one folder (an ignored one, which the device call carries):
   (``pointwise``: train and dev documents, each cut to its first ``max_sentences`` sentences; ``transition_model``:
   the indexed training documents with their intruders);
 - the dev ruler that chooses among the device's snapshots, made here so that the device never reads a human_dev file
-  (``pointwise``: ``dev_data.pkl``, the ruler of ``dev_report``; ``transition_model``: ``dev_sets.json``, the
-  localisation recipe on the news corpora's dev documents). No test set leaves this machine;
+  (``pointwise``: ``dev_ruler.json.gz``, the ruler of ``dev_report`` as JSON, never a pickle, which would run code
+  on loading; ``transition_model``: ``dev_sets.json``, the localisation recipe on the news corpora's dev
+  documents). No test set leaves this machine;
 - ``backbone/``: the backbone with its weights in fp16 (all-MiniLM-L6-v2: 44 MiB instead of 87), the pooler left out.
   The checkpoints the device writes record the original file's sha256, and their frozen weights are read from that
   file where they load; fp16 rounding of a frozen matrix is far below the bf16 noise of training itself.
@@ -35,18 +36,21 @@ import copy
 import dataclasses
 import gzip
 import json
-import pickle
+import re
 import shutil
 import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from coherence_metric.errors import InputError
+from coherence_metric.file_names import plain_names
 from coherence_metric.models.checkpoint_config import sha256_of_file
+from coherence_metric.safe_json import read_json
 
 from ..families import recipe_family
 from ..model_setup import backbone_folder as find_backbone_folder
 from . import transfer
+from .dev_ruler import DEV_RULER_FILE, write_dev_ruler
 
 if TYPE_CHECKING:
     import torch
@@ -54,8 +58,8 @@ if TYPE_CHECKING:
 INPUTS_FILE = "inputs.json"
 BACKBONE_DIR = "backbone"
 DOCUMENTS_FILE = "documents.json.gz"
-#: The pointwise dev ruler (a pickle written and read back by this route only, in one workflow).
-DEV_DATA_FILE = "dev_data.pkl"
+#: The pointwise dev ruler, as gzipped JSON.
+DEV_DATA_FILE = DEV_RULER_FILE
 #: The transition model's dev localisation sets.
 DEV_SETS_FILE = "dev_sets.json"
 #: A trained transition model's head, packed by ``--continue-from`` (its layers are in ``backbone/``).
@@ -193,8 +197,7 @@ def export_pointwise(out: Path, values: Dict[str, Any], where: str, max_sentence
         from ..pointwise.dev_report import load_dev_data
 
         dev_data = load_dev_data()
-    with open(out / DEV_DATA_FILE, "wb") as binary:
-        pickle.dump(dev_data, binary)
+    write_dev_ruler(dev_data, out / DEV_DATA_FILE)
     folder = backbone or find_backbone_folder(recipe.model.backbone, recipe.model.backbone_revision)
     carried: Dict[str, Any] = {}
     start = start_weights(recipe, folder) if recipe.model.init_checkpoint else None
@@ -261,9 +264,14 @@ def export_inputs(recipe_path: Path, out: Path, overrides: Optional[Dict[str, An
     and check that every folder a call carries fits the transfer (``limit``, default 64 MiB). Returns the manifest
     with ``sizes`` (bytes per carried folder). ``stand_ins``: ``documents``, ``dev_data`` / ``dev_sets`` (tests).
 
+    Only what an export wrote is ever deleted: an earlier export's files and part folders, by the names its
+    ``inputs.json`` lists (``written``, the parts), and what this export wrote when it stops half-way. A folder
+    holding anything else is refused, and so is a part folder name already taken when parts are to be written.
+
     Raises:
         InputError: a family this route does not train, a recipe with a boundary teacher, options of another family,
-            or a carried folder over the limit (the export stays, for a look).
+            an output folder holding files no export wrote, or a carried folder over the limit (the export stays,
+            for a look).
     """
     from ..config import read_recipe_mapping
 
@@ -275,26 +283,20 @@ def export_inputs(recipe_path: Path, out: Path, overrides: Optional[Dict[str, An
     if family not in DEVICE_FAMILIES:
         raise InputError(f"{recipe_path}: family {family!r} is not trained on a device machine by this route "
                          f"(it trains {' and '.join(DEVICE_FAMILIES)} recipes)")
-    if out.exists() and any(out.iterdir()) and not (out / INPUTS_FILE).is_file():
-        raise InputError(f"{out} holds other files: name a new or empty folder (an ignored one, e.g. under .dev/)")
-    parts = [folder for pattern in (f"{out.name}-part*", f"{out.name}-{TEACHER_PARTS}-part*")  # an earlier export's
-             for folder in out.parent.glob(pattern)
-             if folder.is_dir() and all(".part" in path.name for path in folder.iterdir())]
-    for stale in [out, *parts]:
-        if stale.is_dir():
-            shutil.rmtree(stale)
-    out.mkdir(parents=True)
-    if family == "pointwise":
-        if continue_from is not None:
-            raise InputError("--continue-from continues a transition model; a pointwise recipe starts from its "
-                             "backbone")
-        manifest = export_pointwise(out, values, str(recipe_path), max_sentences, stand_ins.get("documents"),
-                                    stand_ins.get("dev_data"), backbone, split_mb)
-    else:
-        if split_mb:
-            raise InputError("--split-mb splits a backbone too large for one call; the transition model's fits")
-        manifest = export_transitions(out, values, str(recipe_path), stand_ins.get("documents"),
-                                      stand_ins.get("dev_sets"), backbone, continue_from)
+    earlier = earlier_export(out)
+    taken = [folder for folder in part_folders(out) if folder not in earlier]
+    if split_mb and taken:
+        raise InputError(f"{taken[0]} is there already and no export in {out} wrote it: the parts go into new "
+                         "folders of that name (move it away, or name another --output)")
+    remove_exactly(earlier)
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        manifest = _export_family(family, recipe_path, out, values, max_sentences, backbone, split_mb,
+                                  continue_from, stand_ins)
+    except BaseException:
+        remove_exactly([*out.iterdir(), *(folder for folder in part_folders(out) if folder not in taken)])
+        raise
+    manifest["written"] = sorted({path.name for path in out.iterdir()} | {INPUTS_FILE})
     (out / INPUTS_FILE).write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     sizes = {out.name: transfer.folder_bytes(out)}
     sizes.update({name: transfer.folder_bytes(out.parent / name) for name in carried_parts(manifest)})
@@ -307,6 +309,87 @@ def export_inputs(recipe_path: Path, out: Path, overrides: Optional[Dict[str, An
                 "in parts" if not split_mb else "a smaller --split-mb")
         raise InputError(f"{', '.join(over)} over the {transfer.mib(limit)} one device call carries: {hint}")
     return {**manifest, "sizes": sizes}
+
+
+def _export_family(family: str, recipe_path: Path, out: Path, values: Dict[str, Any], max_sentences: int,
+                   backbone: Optional[Path], split_mb: float, continue_from: Optional[Path],
+                   stand_ins: Dict[str, Any]) -> Dict[str, Any]:
+    """The inputs of one family written to ``out``; returns the manifest (without ``written``)."""
+    if family == "pointwise":
+        if continue_from is not None:
+            raise InputError("--continue-from continues a transition model; a pointwise recipe starts from its "
+                             "backbone")
+        return export_pointwise(out, values, str(recipe_path), max_sentences, stand_ins.get("documents"),
+                                stand_ins.get("dev_data"), backbone, split_mb)
+    if split_mb:
+        raise InputError("--split-mb splits a backbone too large for one call; the transition model's fits")
+    return export_transitions(out, values, str(recipe_path), stand_ins.get("documents"),
+                              stand_ins.get("dev_sets"), backbone, continue_from)
+
+
+def part_folders(out: Path) -> List[Path]:
+    """The folders beside ``out`` named as the parts of an export to ``out`` are (``<out>-partN``,
+    ``<out>-teacher-partN``), whoever wrote them."""
+    if not out.parent.is_dir():
+        return []
+    pattern = re.compile(rf"{re.escape(out.name)}-(?:{TEACHER_PARTS}-)?part[0-9]+")
+    return sorted(path for path in out.parent.iterdir() if pattern.fullmatch(path.name))
+
+
+def earlier_export(out: Path) -> List[Path]:
+    """What an earlier export to ``out`` wrote, to be replaced: the entries of ``out`` and the part folders beside
+    it that its ``inputs.json`` lists; nothing when ``out`` is missing or empty.
+
+    Raises:
+        InputError: ``out`` holds an entry its export did not write, has no ``inputs.json`` listing what it wrote,
+            or that list names a part folder that is not one (nothing is deleted).
+    """
+    if (out.exists() or out.is_symlink()) and not out.is_dir():
+        raise InputError(f"{out} is not a folder: name a new or empty folder (an ignored one, e.g. under .dev/)")
+    present = sorted(out.iterdir()) if out.is_dir() else []
+    if not present:
+        return []
+    record = out / INPUTS_FILE
+    if not record.is_file():
+        raise InputError(f"{out} holds other files: name a new or empty folder (an ignored one, e.g. under .dev/)")
+    manifest = read_json(record)
+    if not isinstance(manifest, dict) or "written" not in manifest:
+        raise InputError(f"{record} does not list what its export wrote (an export of an older version?): remove "
+                         f"{out} yourself, or name a new folder")
+    written = set(plain_names(manifest["written"], record, "written"))
+    others = [path.name for path in present if path.name not in written]
+    if others:
+        raise InputError(f"{out} holds {', '.join(others[:3])}, which its export did not write: move "
+                         f"{'them' if len(others) > 1 else 'it'} away, or name a new folder")
+    return [*present, *_recorded_part_folders(out, manifest, record)]
+
+
+def _recorded_part_folders(out: Path, manifest: Dict[str, Any], record: Path) -> List[Path]:
+    """The part folders an earlier export's manifest lists that are still there, each checked to be one: named as
+    an export's parts are, holding part files only."""
+    names: List[str] = []
+    carried = manifest.get("carried")
+    teacher = carried.get("teacher") if isinstance(carried, dict) else None
+    for field, holder in (("backbone.parts", manifest.get("backbone")), ("carried.teacher.parts", teacher)):
+        if isinstance(holder, dict):
+            names += plain_names(holder.get("parts", []), record, field)
+    ours = set(part_folders(out))
+    folders = [out.parent / name for name in names if (out.parent / name).exists()]
+    for folder in folders:
+        if folder not in ours or folder.is_symlink() or not all(
+                item.is_file() and not item.is_symlink() and ".part" in item.name for item in folder.iterdir()):
+            raise InputError(f"{record} lists {folder.name} as a part folder, but {folder} is not one (named "
+                             f"{out.name}-partN, holding parts only): move it away")
+    return folders
+
+
+def remove_exactly(paths: Sequence[Path]) -> None:
+    """Delete each of ``paths`` (a folder with what it holds; a link, not what it points to)."""
+    for path in paths:
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
 
 
 def size_report(out: Path, manifest: Dict[str, Any], root: Optional[Path] = None) -> List[str]:
@@ -349,5 +432,6 @@ def size_report(out: Path, manifest: Dict[str, Any], root: Optional[Path] = None
 
 
 __all__ = ["BACKBONE_DIR", "DEVICE_FAMILIES", "DEV_DATA_FILE", "DEV_SETS_FILE", "DOCUMENTS_FILE", "HEAD_FILE",
-           "INPUTS_FILE", "START_HEAD_FILE", "TEACHER_DIR", "carried_parts", "export_backbone", "export_inputs",
-           "export_pointwise", "export_teacher", "export_transitions", "size_report", "start_weights"]
+           "INPUTS_FILE", "START_HEAD_FILE", "TEACHER_DIR", "carried_parts", "earlier_export", "export_backbone",
+           "export_inputs", "export_pointwise", "export_teacher", "export_transitions", "part_folders",
+           "remove_exactly", "size_report", "start_weights"]

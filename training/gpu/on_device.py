@@ -18,7 +18,10 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from coherence_metric.errors import InputError
+from coherence_metric.file_names import plain_name, plain_names
+from coherence_metric.safe_json import read_json
 
+from ..state_files import write_text_atomically
 from . import transfer
 from .inputs import BACKBONE_DIR, INPUTS_FILE, TEACHER_DIR
 
@@ -34,13 +37,16 @@ def read_manifest(inputs: Path) -> Dict[str, Any]:
     """``inputs/inputs.json``.
 
     Raises:
-        InputError: the folder is not an export of ``export-gpu-inputs``.
+        InputError: the folder is not an export of ``export-gpu-inputs`` (no inputs.json, or not an object naming a
+            family and a backbone).
     """
     path = inputs / INPUTS_FILE
     if not path.is_file():
         raise InputError(f"{inputs} has no {INPUTS_FILE}: export it with `coherence-metric train export-gpu-inputs` "
                          "and carry that folder")
-    manifest: Dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    manifest = read_json(path)
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("backbone"), dict) or "family" not in manifest:
+        raise InputError(f"{path} is not an export's manifest (an object with family, backbone and recipe)")
     return manifest
 
 
@@ -48,10 +54,17 @@ def join_backbone(inputs: Path, manifest: Dict[str, Any], parts: Sequence[Path])
     """Join the backbone's weights, and a carried teacher's, from their parts when they were exported in parts
     (``parts``: the folders the earlier calls copied them to; the part folders carried by this call, beside
     ``inputs``, are searched too). The teacher's parts list goes once its file is whole: its checkpoint lists every
-    file it holds, and loading refuses one it does not."""
-    teacher = manifest.get("carried", {}).get("teacher") or {}
-    for folder, names in ((inputs / BACKBONE_DIR, manifest["backbone"]["parts"]),
-                          (inputs / TEACHER_DIR / BACKBONE_DIR, teacher.get("parts", []))):
+    file it holds, and loading refuses one it does not. Every part folder's name is a plain name beside
+    ``inputs``."""
+    record = inputs / INPUTS_FILE
+    carried = manifest.get("carried")
+    teacher = (carried.get("teacher") if isinstance(carried, dict) else None) or {}
+    if not isinstance(teacher, dict):
+        raise InputError(f"{record}: carried.teacher must be an object (name, fingerprint, parts)")
+    for folder, names in ((inputs / BACKBONE_DIR, plain_names(manifest["backbone"].get("parts", []), record,
+                                                              "backbone.parts")),
+                          (inputs / TEACHER_DIR / BACKBONE_DIR, plain_names(teacher.get("parts", []), record,
+                                                                            "carried.teacher.parts"))):
         if not names or (folder / "model.safetensors").is_file():
             continue
         transfer.join_parts(folder, [*parts, *(inputs.parent / name for name in names)])
@@ -114,25 +127,34 @@ def run_on_device(inputs: Path, out: Path, work: Path, seconds: float,
                               "mean_top1": summary["dev"]["mean_top1"]}])
         result["archive"] = transfer.pack({"checkpoint": work / "checkpoint"}, work, out, "checkpoint")
     result["seconds"] = round(time.time() - started, 1)
-    (out / RESULT_FILE).write_text(json.dumps(result, indent=1), encoding="utf-8")
+    write_text_atomically(json.dumps(result, indent=1), out / RESULT_FILE)
     return result
 
 
 def unpack_outputs(outputs: Path, target: Path) -> Dict[str, Any]:
     """The files a device call brought back (``outputs``) unpacked under ``target``: the checkpoints (every part's
     archive sha256 checked), the logs under ``target/logs`` and ``result.json``. Returns result.json's content with
-    ``folders``, the checkpoint folders written."""
+    ``folders``, the checkpoint folders written.
+
+    Raises:
+        InputError: result.json is missing, not JSON, not an object, or names a file that is not a plain file name
+            in ``outputs`` (checked before anything is written); a part is missing or altered.
+    """
     path = outputs / RESULT_FILE
     if not path.is_file():
         raise InputError(f"{outputs} has no {RESULT_FILE}: name the folder the device call's files came back to")
-    result: Dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    result = read_json(path)
+    if not isinstance(result, dict):
+        raise InputError(f"{path} is not a device call's result (a JSON object), but a {type(result).__name__}")
+    archive = transfer.archive_record(result["archive"], str(path)) if result.get("archive") else None
+    logs = plain_name(result["logs"], path, "logs") if result.get("logs") else None
     folders: List[Path] = []
-    if result.get("archive"):
-        folders = transfer.unpack(outputs, result["archive"], target)
+    if archive:
+        folders = transfer.unpack(outputs, archive, target, str(path))
     target.mkdir(parents=True, exist_ok=True)
-    if result.get("logs") and (outputs / result["logs"]).is_file():
+    if logs and (outputs / logs).is_file():
         (target / "logs").mkdir(exist_ok=True)
-        transfer.extract(outputs / result["logs"], target / "logs")
+        transfer.extract(outputs / logs, target / "logs")
     shutil.copyfile(path, target / RESULT_FILE)
     return {**result, "folders": [str(folder) for folder in folders]}
 

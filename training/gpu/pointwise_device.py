@@ -15,7 +15,6 @@ from __future__ import annotations
 import gzip
 import json
 import multiprocessing
-import pickle
 import time
 from dataclasses import asdict, replace
 from pathlib import Path
@@ -115,13 +114,13 @@ def train_variant(name: str, inputs: Path, manifest: Dict[str, Any], work: Path,
     from ..loop import ObjectiveLoop
     from ..pointwise import recipe as recipe_module
     from ..pointwise.objective import PointwiseObjective
+    from .dev_ruler import read_dev_ruler
     from .inputs import BACKBONE_DIR, DEV_DATA_FILE, DOCUMENTS_FILE
 
     torch.set_num_threads(2)
     with gzip.open(inputs / DOCUMENTS_FILE, "rt", encoding="utf-8") as handle:
         packed = json.load(handle)
-    with open(inputs / DEV_DATA_FILE, "rb") as binary:  # written by export-gpu-inputs in this same workflow
-        dev_data = pickle.load(binary)
+    dev_data = read_dev_ruler(inputs / DEV_DATA_FILE)
     values = apply_overrides(json.loads(json.dumps(manifest["recipe"])), overrides)
     named = carried_checkpoints(values, manifest, inputs, name)
     recorded = recipe_module.recipe_from_mapping(json.loads(json.dumps(values)), f"variant {name}")

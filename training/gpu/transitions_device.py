@@ -16,6 +16,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Dict, List
 
+from coherence_metric.safe_json import read_json
+
 from ..config import apply_overrides
 
 
@@ -48,7 +50,7 @@ def train_transitions(inputs: Path, manifest: Dict[str, Any], work: Path, deadli
     with gzip.open(inputs / DOCUMENTS_FILE, "rt", encoding="utf-8") as handle:
         packed = json.load(handle)
     documents = IndexedDocuments(packed["sentences"], packed["rows"], packed["intruders"])
-    sets = json.loads((inputs / DEV_SETS_FILE).read_text(encoding="utf-8"))
+    sets = read_json(inputs / DEV_SETS_FILE)
     dev = DevLocalisation({kind: [LocalisationItem(**row) for row in rows] for kind, rows in sets.items()})
     torch.manual_seed(train.seed)
     model, tokenizer = build_transition_model(train.seed, folder=inputs / BACKBONE_DIR,

@@ -40,6 +40,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from coherence_metric.atomic_write import write_atomically
 from coherence_metric.errors import CoherenceMetricError, InputError
 
 from ..wordvec import WordVectors
@@ -114,7 +115,7 @@ def save_encoder(folder: Path, model: MultiViewEncoder, tokenizer: Any, componen
     manifest = {"family": FAMILY, "format": FORMAT_VERSION, "hidden": model.f.hidden,
                 "word_dim": int(model.word_vectors.shape[1]), "weights_sha256": digest,
                 "word_vectors_sha256": word_vectors_digest(model.word_vectors), **details}
-    (folder / MANIFEST_FILE).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    write_atomically(folder / MANIFEST_FILE, json.dumps(manifest, indent=2), what="the encoder's manifest")
     return folder
 
 

@@ -46,6 +46,7 @@ from coherence_metric.research.documents import Document
 from coherence_metric.scoring.local_term import adjacent_pairs, group_by_owner, mix
 
 from ..config import read_recipe_mapping
+from ..state_files import write_output
 from .dev_checks import (
     LONG,
     SHORT,
@@ -87,7 +88,7 @@ class DevData:
     rated_texts: Dict[str, List[int]]  # set name -> indices of its dev-select texts
     examples: List[PointwiseExample]
     checks: DevTexts
-    # Issue 52's texts; None (and an older pickle, which lacks them) leaves their numbers out.
+    # The extract and long-band checks; None (and an older dev ruler, which lacks them) leaves their numbers out.
     extractive: Optional[ExtractiveTexts] = None
     bands: Optional[Dict[str, List[List[str]]]] = None
 
@@ -318,8 +319,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         option["vs_first"] = paired_difference(baseline["credits"], option["credits"])
     for option in options:
         del option["credits"]
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"options": options, "seconds": time.perf_counter() - started}, indent=1))
+    write_output(json.dumps({"options": options, "seconds": time.perf_counter() - started}, indent=1), args.out)
     for option in options:
         print(f"{option['checkpoint']} w={option['weight']}: "
               + option_summary(option, [("vs first", "vs_first")]))

@@ -28,6 +28,8 @@ from coherence_metric.scoring.transition_pass import TransitionModel
 from coherence_metric.scoring.windows import window_units
 
 from ..checks import refuse_failed
+from ..distil.targets import stored_targets, teacher_mse, teacher_ranking
+from ..distil.teacher_scores import load_folder
 from ..evaluation import score_documents
 from ..trainer import encode
 from .boundary import BoundaryHead, boundary_losses, scores_and_boundaries
@@ -87,6 +89,14 @@ class PointwiseObjectiveSection:
             ``max_length``, so the losses act on the number users get (a text cut at the limit never showed its whole
             to the truncation loss): pair it with long texts (``data.long_max_sentences``) and
             ``data.truncation_leads`` to hold long texts level with their leads.
+        teacher_scores: a folder of a teacher's stored scores of the recipe's texts (:mod:`..distil.score_pool`,
+            computed once, in parts), learnt without running the teacher in the step: texts it holds no score for
+            take no part in the two terms below. A lead's target is capped at its whole text's
+            (:mod:`..distil.targets`).
+        teacher_mse_weight: weight of the mean squared difference between the model's score and the stored one.
+        teacher_rank_weight: weight of a logistic ranking of every pair of the step's texts that the stored scores
+            order by more than ``teacher_rank_gap`` (the teacher's order across documents, without its scale).
+        teacher_rank_gap: stored scores closer than this are not a pair to rank.
     """
 
     batch_size: int = 8
@@ -111,6 +121,10 @@ class PointwiseObjectiveSection:
     score_teacher: Optional[str] = None
     score_distil_weight: float = 0.0
     window_long: bool = False
+    teacher_scores: Optional[str] = None
+    teacher_mse_weight: float = 0.0
+    teacher_rank_weight: float = 0.0
+    teacher_rank_gap: float = 0.1
 
     @property
     def boundary(self) -> bool:
@@ -137,6 +151,10 @@ class PointwiseObjectiveSection:
              "objective.boundary_lr must be positive and boundary_width >= 1"),
             (self.score_distil_weight >= 0 and (self.score_distil_weight == 0) == (self.score_teacher is None),
              "objective.score_teacher and a positive score_distil_weight go together"),
+            (min(self.teacher_mse_weight, self.teacher_rank_weight, self.teacher_rank_gap) >= 0
+             and (self.teacher_mse_weight + self.teacher_rank_weight > 0) == (self.teacher_scores is not None),
+             "objective.teacher_scores goes with a positive teacher_mse_weight or teacher_rank_weight (weights and "
+             "teacher_rank_gap >= 0)"),
             (not (self.window_long and self.boundary),
              "objective.window_long does not apply to a boundary head's pass: turn one of them off"),
         ]
@@ -257,6 +275,10 @@ class PointwiseObjective:
             self.module = nn.ModuleDict({"model": model, "boundary_head": self.boundary_head})
         self.score_teacher = None if section.score_teacher is None else load_score_teacher(
             section.score_teacher, model, tokenizer, max_length)
+        self.stored_scores: Optional[Dict[str, float]] = None
+        if section.teacher_scores is not None:
+            _, stored = load_folder(Path(section.teacher_scores))
+            self.stored_scores = stored.scores
         self.train, self.data, self.section, self.max_length = list(train), data, section, max_length
         self.dev_examples = [make_example(document, dev, data, epoch=0) for document in dev]
         self.dev_texts = build_dev_texts(dev)
@@ -340,6 +362,13 @@ class PointwiseObjective:
             distillation = torch.mean((scores - taught) ** 2)
             loss = loss + self.section.score_distil_weight * distillation
             parts["score_distillation"] = distillation.item()
+        if self.stored_scores is not None:
+            capped_by = [None] * (len(positives) + len(negatives)) + [position for position, _ in leads]
+            targets = stored_targets(texts, self.stored_scores, capped_by)
+            mse, ranking = teacher_mse(scores, targets), teacher_ranking(scores, targets, self.section.teacher_rank_gap)
+            loss = loss + self.section.teacher_mse_weight * mse + self.section.teacher_rank_weight * ranking
+            parts.update({"teacher_mse": mse.item(), "teacher_ranking": ranking.item(),
+                          "teacher_coverage": sum(target is not None for target in targets) / len(targets)})
         return loss, parts
 
     def _forward(self, texts: List[List[str]], device: torch.device, model: Optional[CoherenceModel] = None,

@@ -26,6 +26,7 @@ from typing import Any, Dict, List, Optional, Sequence
 from coherence_metric.research.datasets.ratings import word_count
 from coherence_metric.scoring.windows import window_tokens, window_units
 
+from ..state_files import write_output
 from .dev_checks import LONG
 from .dev_report import DevData, dev_documents, evaluate_option, load_dev_data, paired_difference
 
@@ -128,8 +129,7 @@ def main(argv: Optional[List[str]] = None) -> None:
     started = time.perf_counter()
     result = compare_overlaps(args.model, args.overlaps.split(","))
     result["seconds"] = round(time.perf_counter() - started, 1)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    write_output(json.dumps(result, indent=1) + "\n", args.out)
     for option in result["options"]:
         agreement = ", ".join(f"{name} {share:.3f}" for name, share in option["same_winner_as_half"].items())
         print(f"overlap {option['overlap']}: human {option['human_mean']:.3f} vs half "

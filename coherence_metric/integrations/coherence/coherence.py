@@ -33,23 +33,25 @@ class Coherence(evaluate.Metric):
     def add_batch(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> None:
         """Check every text of the batch (evaluate checks the first only), then let evaluate write it."""
         hf_evaluate.warn_if_references(references)
-        kind = self._ledger().check(predictions)
-        super().add_batch(predictions=predictions, **kwargs)
-        self._ledger().record(predictions, kind)
+        batch = self._ledger().check(predictions)
+        super().add_batch(predictions=batch.written, **kwargs)
+        self._ledger().record(batch)
 
     def add(self, *, prediction: Any = None, reference: Any = None, **kwargs: Any) -> None:
         """Check one text, then let evaluate write it."""
         hf_evaluate.warn_if_references(reference)
-        kind = self._ledger().check([prediction])
-        super().add(prediction=prediction, **kwargs)
-        self._ledger().record([prediction], kind)
+        batch = self._ledger().check([prediction])
+        super().add(prediction=batch.written[0], **kwargs)
+        self._ledger().record(batch)
 
     def compute(self, *, predictions: Any = None, references: Any = None, **kwargs: Any) -> Optional[Dict[str, Any]]:
-        """Score what was added (and ``predictions``); ``references`` are ignored, with one warning."""
+        """Score what was added (and ``predictions``); ``references`` are ignored, with one warning. Under
+        ``on_empty="error"`` (the default) an empty prediction is refused before anything added is consumed."""
         hf_evaluate.warn_if_references(references)
         ledger = self._ledger()
         if predictions is None and ledger.count == 0:
             raise InputError("no predictions: pass predictions=[...] or call add_batch/add before compute")
+        ledger.refuse_empty(predictions, kwargs.get("on_empty", "error"))
         try:
             return super().compute(predictions=predictions, **kwargs)
         finally:
