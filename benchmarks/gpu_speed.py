@@ -1,4 +1,4 @@
-"""Scoring speed of both tiers on a GPU (issue 56 item 4): texts/s through ``CoherenceScorer`` at 128 / 256 / 512
+"""Scoring speed of both tiers on a GPU: texts/s through ``CoherenceScorer`` at 128 / 256 / 512
 tokens, batch 64 and a sweep for the fastest batch at 256 tokens, in bf16, fp16 and fp32, with peak GPU memory.
 
 Speed depends on the architecture, not on the weights, so each tier is built from its backbone's ``config.json`` with

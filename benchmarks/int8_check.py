@@ -2,7 +2,7 @@
 quantisation (per-tensor weights, and per-channel weights), against the same model in fp32 and, where the CPU has
 native bf16, in bf16, on the speed suite's 256-token news texts, in one process, each path timed twice, interleaved.
 
-Issue 56's rule for shipping ``--dtype int8``: at least 1.5x the faster float path here, and the winner of at least
+The rule for shipping ``--dtype int8``: at least 1.5x the faster float path here, and the winner of at least
 99% of pairs kept (bf16's measured tolerance is the bar). A third condition follows from what a metric promises:
 a text's score may not depend on which other texts share its batch. Dynamic quantisation picks each activation's
 scale from the whole batch tensor (padding included), so the check scores the first texts alone as well and reports
@@ -35,7 +35,7 @@ from coherence_metric import CoherenceScorer
 from .reporting.files import write_script_output
 from .speed import TextBuilder, _cpu_name, float_paths, news_sentences
 
-#: The shipping rule of issue 56, item 2, and a metric's own: a score that does not depend on its batch.
+#: The shipping rule for int8, and a metric's own: a score that does not depend on its batch.
 MIN_SPEEDUP = 1.5
 MIN_WINNERS_KEPT = 0.99
 MAX_BATCH_DEPENDENCE = 1e-3

@@ -18,8 +18,8 @@ other in the original (the transitions into and out of an intruder; the seam a m
 neighbours; the three transitions around a swapped pair). A method *hits* when its lowest transition (top-1), or one
 of its two lowest (top-2), is in that set. Random is the exact chance of a uniformly random ranking hitting it,
 ``|breaks| / transitions`` for top-1 (``1 / transitions`` where one transition breaks), averaged over texts; the
-report also gives ``1 / transitions`` itself (the chance of picking one given transition, as issue 38 writes the
-target's "random") and checks the target against both. Each method's difference from the adjacent cosine is
+report also gives ``1 / transitions`` itself (the chance of picking one given transition, the target's other reading
+of "random") and checks the target against both. Each method's difference from the adjacent cosine is
 measured on the same texts, with a paired bootstrap interval (the two are compared item by item, not by overlapping
 intervals).
 
@@ -113,7 +113,7 @@ def paired_difference(flags: np.ndarray, baseline: np.ndarray, seed: int) -> dic
 
 def evaluate_random(items: Sequence[LocalisationItem]) -> dict[str, Any]:
     """The exact expected hit rates of a random ranking on one kind, and ``one_in_transitions``: the mean of
-    1 / transitions (the chance of picking one given transition; the target's "random" as issue 38 writes it)."""
+    1 / transitions (the chance of picking one given transition; the target's other reading of "random")."""
     chances = np.array([random_hit_chance(item.n_transitions, len(item.breaks)) for item in items])
     return {"top1": float(chances[:, 0].mean()), "top2": float(chances[:, 1].mean()),
             "top1_interval": None, "top2_interval": None, "n": len(items),
@@ -280,7 +280,7 @@ def target_check(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
     "Random" is read two ways: the exact chance of a random ranking hitting a break (``met``; 3x it exceeds 100% for
     a moved sentence or a swapped pair, whose three broken transitions of about eight make the chance 33-37%), and
-    1 / transitions, the chance of picking one given transition, as issue 38 writes it (``met_one_in_transitions``).
+    1 / transitions, the chance of picking one given transition (``met_one_in_transitions``).
     When ``explain``'s mechanism is the adjacent cosine itself (``adjacent-cosine``), it is never above the cosine, so
     the target is not met; ``is_cosine`` says so, for the report to give the reason.
     """

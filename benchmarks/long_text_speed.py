@@ -1,10 +1,10 @@
-"""Words per second on long texts against short ones: what windowing costs (issue 56, item 3).
+"""Words per second on long texts against short ones: what windowing costs.
 
 A text longer than the model's ``max_length`` is scored as overlapping sentence windows (``truncation="window"``):
 each window starts halfway through the previous one, so every word of a long text is read about twice. This check
 scores news texts of about 150 words (one window) and about 600 words (several) with the same scorer, in fp32 and,
 where the CPU has native bf16, in bf16 (``speed.float_paths``), and reports words per second of each and their
-ratio; issue 56's target is a ratio of at least 0.8.
+ratio; the target is a ratio of at least 0.8.
 
 Texts are runs of consecutive held-out news sentences (``speed.news_sentences``), cut at the first sentence that
 reaches the word count, so they stay real text (not decoded word pieces) and window at sentence boundaries.
@@ -31,7 +31,7 @@ from .speed import _cpu_name, float_paths, news_sentences
 
 SHORT_WORDS = 150
 LONG_WORDS = 600
-#: Issue 56's target: long texts' words/s at least this share of short texts'.
+#: The target: long texts' words/s at least this share of short texts'.
 TARGET_RATIO = 0.8
 
 

@@ -1,4 +1,4 @@
-"""Order and truncation on SummEval's own system summaries (issue 41), measured once per shipped checkpoint: the
+"""Order and truncation on SummEval's own system summaries, measured once per shipped checkpoint: the
 ``summeval-order-truncation.json`` report that the landing page's known limits and MODELS.md's cards are written from.
 
 A user who shuffles a summary's sentences, or keeps only its first sentence, should not be told the result is as good

@@ -1,4 +1,4 @@
-"""Each system's place, as people and as a metric see it: the per-system view of a rated set (issue 52 item 6).
+"""Each system's place, as people and as a metric see it: the per-system view of a rated set.
 
 A correlation over 16 systems says how far a metric's system ranking is from the experts', not where it goes wrong.
 Users rank systems, so a report also lists each system's mean rating and mean score with their ranks, and whether

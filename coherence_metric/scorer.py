@@ -44,7 +44,7 @@ from .results import CompareResult, ScoreResult, paired_comparison
 from .scoring.batching import pad_batch, plan_batches
 from .scoring.local_term import adjacent_pairs, group_by_owner, mix
 from .scoring.profiling import DOCUMENT_PASS, SENTENCE_SPLIT, TOKENISE, TRANSITION_PASS, WINDOWING, StageTimes, stage
-from .scoring.progress import DOCUMENTS, with_progress
+from .scoring.progress import DOCUMENTS, progress_scope, with_progress
 from .scoring.runtime import autocast_context, resolve_device, resolve_dtype
 from .scoring.sentence_pass import SentenceEmbedder, add_sentence_terms
 from .scoring.token_ids import bounded_prefixes, token_ids
@@ -67,6 +67,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from .systems import SystemsComparison
 
 logger = logging.getLogger("coherence_metric")
+
+#: Texts scored at a time within one call: memory grows with one part (its sentences, token ids and batches), not
+#: with the call, so a file of a million lines needs about what its texts take plus one part. The parts give the
+#: scores one call would (each text is scored alone; padding is masked), and a progress line names its part.
+PART_TEXTS = 4096
 
 
 @dataclass
@@ -288,7 +293,43 @@ class CoherenceScorer:
                        on_empty="nan", empty=list(split.empty))
 
     def _score_documents(self, documents: List[Any]) -> ScoreResult:
-        """Score non-empty texts (each checked; an empty one is refused, as ``normalise_documents`` says)."""
+        """Score non-empty texts (each checked; an empty one is refused, as ``normalise_documents`` says), at most
+        :data:`PART_TEXTS` at a time, so that memory grows with one part (its sentences, token ids and batches), not
+        with the whole call; the parts' results are joined, and cut texts are warned of once."""
+        if len(documents) <= PART_TEXTS:
+            parts = [self._score_part(documents)]
+        else:
+            parts = []
+            for start in range(0, len(documents), PART_TEXTS):
+                positions = list(range(start, min(start + PART_TEXTS, len(documents))))
+                with errors_renamed(input_positions(positions)), \
+                        progress_scope(f"part {start // PART_TEXTS + 1} of {-(-len(documents) // PART_TEXTS)}"):
+                    parts.append(self._score_part(documents[positions[0]:positions[-1] + 1]))
+        n_truncated = sum(part.n_truncated for part in parts)
+        n_windowed = sum(part.n_windowed for part in parts)
+        if n_truncated:
+            warnings.warn(
+                f"{n_truncated} of {len(documents)} texts were longer than max_length={self.max_length} "
+                "tokens and were cut"
+                + ("; use truncation='window' (CLI: --truncation window) to score them whole"
+                   if self.truncation == "warn"
+                   else " (a single sentence longer than max_length)"),
+                TruncationWarning,
+                stacklevel=4,  # the user's call: score or compare, then _score_split or _compare_split, then here
+            )
+        transitions = None
+        if parts[0].transitions is not None:
+            transitions = [row for part in parts for row in (part.transitions or [])]
+        return ScoreResult(
+            scores=[value for part in parts for value in part.scores],
+            n_truncated=n_truncated,
+            n_windowed=n_windowed,
+            signature=self.signature.with_truncated(n_truncated, n_windowed),
+            transitions=transitions,
+        )
+
+    def _score_part(self, documents: List[Any]) -> ScoreResult:
+        """Score one part of a call's texts (:meth:`_score_documents`)."""
         joined = normalise_documents(documents)
         splits = _Splits(list(documents), self._stages)
         encoded = self._encode(splits, joined)
@@ -313,16 +354,6 @@ class CoherenceScorer:
                                               local_files_only=self.settings.local_files_only)
             scores = mix(scores, transitions, term.weight)
         self._refuse_non_finite(scores)
-        if encoded.n_truncated:
-            warnings.warn(
-                f"{encoded.n_truncated} of {len(joined)} texts were longer than max_length={self.max_length} "
-                "tokens and were cut"
-                + ("; use truncation='window' (CLI: --truncation window) to score them whole"
-                   if self.truncation == "warn"
-                   else " (a single sentence longer than max_length)"),
-                TruncationWarning,
-                stacklevel=4,  # the user's call: score or compare, then _score_split or _compare_split, then here
-            )
         return ScoreResult(
             scores=scores,
             n_truncated=encoded.n_truncated,

@@ -21,11 +21,11 @@ FAMILIES: Dict[str, str] = {
     "discoeval": "coherence_metric.training.discoeval_criteria.recipe",  # seed 002, section 4: NSP / NL / SPP / SDT
     "dissent": "coherence_metric.training.dissent.recipe",  # seed 003
     "multiview": "coherence_metric.training.multiview.recipe",  # seed 004
-    # one scale across texts, generator-like negatives (issue 32)
+    # one scale across texts, generator-like negatives
     "pointwise": "coherence_metric.training.pointwise.recipe",
     # a sentence-level term beside a finished checkpoint (cm-minilm-2026.11's, the 0.1.0 default)
     "sentence_scorer": "coherence_metric.training.sentence_scorer.recipe",
-    # per-boundary values for `explain` from frozen sentence embeddings (issue 38)
+    # per-boundary values for `explain` from frozen sentence embeddings
     "transition_model": "coherence_metric.training.transition_model.recipe",
 }
 

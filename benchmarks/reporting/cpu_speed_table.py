@@ -4,7 +4,7 @@ Speed on a CPU depends on the machine more than on anything the package does: on
 ran 40.6 texts/s (AMD EPYC with AVX512-BF16, bf16) and 16.0 (AMD EPYC with AVX2 only, where fp32 is the only fast
 path). So the speed page lists every machine measured, each from its own report, beside the targets (at 256 tokens:
 at least 90% of the faster dtype's forward-only limit; the default at least 60x the paper-faithful reference where
-the CPU has AMX and 35x elsewhere, issue 56; the accurate tier at least 8x, issue 52), instead of one machine's
+the CPU has AMX and 35x elsewhere; the accurate tier at least 8x), instead of one machine's
 numbers typed into prose.
 
 The rows: each tier's own speed report (``<checkpoint>/speed.json`` or ``speed_limit*.json``) and every report in
@@ -24,7 +24,7 @@ from .speed_markdown import HEADLINE_TOKENS, headline_row, share_of_fastest_limi
 CPU_SPEED = "cpu-speed"
 #: The tiers the table speaks for, by immutable name, and what it calls them.
 TIERS = {DEFAULT: "default", ACCURATE: "accurate"}
-#: The targets at 256 tokens: issue 56's share of the limit, and the reference ratios of issues 56 and 52.
+#: The targets at 256 tokens: the share of the forward-only limit, and each tier's ratio to the reference.
 MIN_SHARE_OF_LIMIT = 0.90
 MIN_SPEEDUP_AMX = 60.0
 MIN_SPEEDUP_ELSEWHERE = 35.0

@@ -2,8 +2,8 @@
 
 Every figure the README shows (the headline table and the known limits) and every number of MODELS.md's model cards
 is read from ``benchmarks/reports/<checkpoint>/*.json`` and written between ``<!-- generated:NAME -->`` and
-``<!-- /generated:NAME -->`` markers, so a number is typed once, by the run that measured it (issue 57: the same
-interval was typed in five files and drifted). The cards' blocks are ``model_cards.py``'s. ``make tables`` rewrites
+``<!-- /generated:NAME -->`` markers, so a number is typed once, by the run that measured it (a number typed into
+several files drifts from its report). The cards' blocks are ``model_cards.py``'s. ``make tables`` rewrites
 the blocks; ``--check`` (and tests/benchmarks/test_landing.py) fails when a page and the reports disagree.
 
 Run from a checkout: ``python -m coherence_metric.benchmarks.reporting.landing [--check] [--page README.md]``.

@@ -1,7 +1,7 @@
 """Reading the committed benchmark reports, ``benchmarks/reports/<checkpoint>/*.json``, for the generated pages.
 
 The landing page (``landing.py``) and the model cards (``model_cards.py``) take every number they print from here,
-so a number is typed once, by the run that measured it (issue 57).
+so a number is typed once, by the run that measured it, and cannot drift from its report.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ break: 61.8 against the cosine's 46.0), ahead of ``adjacent-cosine`` (the fallba
 0.3.0), ``cut-drop`` and ``window``; its lead over the cosine was smallest on intrusions (+5.5 [-2, +14]), and
 adding a quarter of the cosine's spread (``transition-cosine``, the fallback since 0.6.0) widened the smallest lead
 over the cosine across the three kinds most among the dev options that read each boundary once
-(``python -m experiments.intrusion_dev`` at commit eb40405; docs/explain.md has the table).
+(report ``training/ablation/reports/transitions/intrusion-dev.json``; docs/explain.md has the table).
 """
 
 from __future__ import annotations
@@ -56,8 +56,8 @@ from .mechanism_names import (
 #: Sentences on each side of the boundary in the ``window`` mechanism.
 WINDOW_SIDE = 2
 #: ``transition-cosine``: the cosine's weight against the transition model's logit, each in units of its own standard
-#: deviation over the boundaries of the localisation benchmark's dev texts (``python -m experiments.intrusion_dev`` at
-#: commit eb40405, 600 texts: logits 1.56, cosines 0.177 about a mean of 0.357), so the sum stays in logit units.
+#: deviation over the boundaries of the localisation benchmark's dev texts (``training/ablation/reports/transitions/
+#: intrusion-dev.json``, 600 texts: logits 1.56, cosines 0.177 about a mean of 0.357), so the sum stays in logit units.
 COSINE_WEIGHT = 0.25
 COSINE_DEV_MEAN = 0.357
 COSINE_IN_LOGITS = COSINE_WEIGHT * 1.56 / 0.177

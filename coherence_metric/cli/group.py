@@ -1,7 +1,7 @@
 """The root command group: what every command module attaches itself to, and its one-line errors.
 
 A module of its own so that the command modules import the group from here and not from the package that imports
-them (that was a circle through ``cli/__init__.py``, issue 57).
+them (importing it from ``cli/__init__.py`` would make a circle of imports).
 """
 
 from __future__ import annotations

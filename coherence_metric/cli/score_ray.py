@@ -155,8 +155,8 @@ def _input_error(error: Exception, location: Any, states: dict) -> Exception:
     """The one-line error a failed Ray job stands for, or ``error`` itself when neither the input nor our own code
     explains it.
 
-    A file edited after the driver's check gave a 74-line Ray traceback and exit 1 (issue 55, item 15); it is now
-    named, with what went wrong on the worker (whose own error names the file and line)."""
+    A file edited after the driver's check would otherwise end in a 74-line Ray traceback and exit 1; it is named
+    instead, with what went wrong on the worker (whose own error names the file and line)."""
     reason = _worker_error(error)
     changed = changed_file(location, states)
     if changed is not None:

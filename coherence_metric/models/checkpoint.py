@@ -613,9 +613,9 @@ def load_checkpoint(folder: PathLike, verify: bool = True, local_files_only: boo
 def _verified_copy(source: Path, config: CheckpointConfig) -> Iterator[Path]:
     """Verify the checkpoint ``source`` and yield a private copy of its listed files made from the bytes hashed.
 
-    Everything is loaded from the copy, so what is parsed is what was verified: the loaders used to open each file
-    again after its hash was checked, and a file swapped in between (a hard link and ``os.replace``) was loaded
-    unverified (issue 55, item 2). The copy is a fresh folder only this user can open, removed afterwards (weights
+    Everything is loaded from the copy, so what is parsed is what was verified: a loader that opened each file again
+    after its hash was checked would load a file swapped in between (a hard link and ``os.replace``) unverified.
+    The copy is a fresh folder only this user can open, removed afterwards (weights
     mapped into memory stay readable); errors name ``source``, not the copy."""
     with tempfile.TemporaryDirectory(prefix="coherence-metric-verified-") as private:
         copy = Path(private)

@@ -416,7 +416,7 @@ def verify_checkpoint_files(folder: Path, config: CheckpointConfig, hashes: bool
     ``copy_to`` (a private folder the caller made): every listed file is written there, at the same relative path,
     from the very bytes that were hashed, so loading from that copy loads verified bytes. Loading from ``folder``
     after the check read each file a second time, and a file replaced in between (a hard link and ``os.replace``
-    right after its hash) was loaded unverified (issue 55, item 2).
+    right after its hash) would be loaded unverified.
 
     Raises:
         CheckpointError: naming the first file that escapes the folder, is unlisted, missing or altered.

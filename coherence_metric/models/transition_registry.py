@@ -3,7 +3,7 @@
 Apart from :mod:`coherence_metric.scoring.transition_pass` (which loads and runs one) so that the checkpoint loader can
 name and check a reference checkpoint's transition model without importing the code that runs it: the loader is
 below the transition model in the package's layers (the transition model loads its weights through it), and an
-import back up made a circle of five modules (issue 57).
+import back up would make a circle of five modules.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The local term: each adjacent sentence pair of a text scored alone by the text's own model, and its mix with the
-whole-text score (CoUDA's global + local scoring, issue 41).
+whole-text score (CoUDA's global + local scoring).
 
 A whole-text score says how coherent a text is; the scores of its transitions say where it holds and where it breaks.
 A checkpoint with ``local_weight`` w scores a text as ``(1 - w) * whole + w * mean(transition scores)``; its

@@ -81,7 +81,7 @@ def transition_values(model: Any, tokenizer: Any, sentence_lists: Sequence[Seque
                       build: Callable[[Sequence[str]], List[Tuple[str, str]]] = boundary_pairs) -> List[List[float]]:
     """Per text, ``model``'s logit for each pair ``build`` makes of it (its boundary pairs unless told), all texts'
     pairs in one batched pass (the shipped model in ``explain``, a model in training on the dev localisation sets,
-    other readings of a boundary in ``experiments/intrusion_dev.py`` at commit eb40405)."""
+    other readings of a boundary in a dev study)."""
     pairs: List[Tuple[str, str]] = []
     owners: List[int] = []
     for owner, sentences in enumerate(sentence_lists):

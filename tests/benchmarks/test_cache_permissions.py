@@ -1,4 +1,4 @@
-"""Benchmark cache entries get the permissions the umask gives any new file (issue 39 item 32): mkstemp made them
+"""Benchmark cache entries get the permissions the umask gives any new file: mkstemp made them
 0600, so a cache shared by a group (or read by another user's report job) could not be read."""
 
 from __future__ import annotations

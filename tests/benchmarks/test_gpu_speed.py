@@ -1,4 +1,4 @@
-"""The GPU speed measurement (issue 56 item 4), rehearsed on the CPU with a tiny model: the call a lent GPU runs
+"""The GPU speed measurement, rehearsed on the CPU with a tiny model: the call a lent GPU runs
 writes its report after every measurement, and the docs' table is that report's (``make tables``)."""
 
 from __future__ import annotations

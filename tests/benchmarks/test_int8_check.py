@@ -1,5 +1,5 @@
-"""The int8 check behind issue 56's decision: its pair rule, its batch rule, its quantised twins (the run itself is
-in the docs)."""
+"""The int8 check behind the decision not to ship int8: its pair rule, its batch rule, its quantised twins (the run
+itself is in the docs)."""
 
 from __future__ import annotations
 

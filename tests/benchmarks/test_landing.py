@@ -1,4 +1,4 @@
-"""The README's and the site's home page numbers are the reports' numbers: generated, checked, never typed (issue 57).
+"""The README's and the site's home page numbers are the reports' numbers: generated, checked, never typed.
 
 A number on the landing page comes from ``benchmarks/reports/<checkpoint>/*.json`` through
 ``benchmarks/reporting/landing.py``; these tests fail when the page and the reports disagree, and show that a
@@ -68,7 +68,7 @@ def test_an_unknown_block_is_refused():
         landing.render("<!-- generated:headline -->\nx\n<!-- /generated:headline -->\n", landing.Reports(REPORTS))
 
 
-#: The landing page is read in a minute (issue 54: it was a wall of ~25 figures of five checkpoints); history
+#: The landing page is read in a minute (not a wall of figures of every checkpoint); history
 #: belongs in MODELS.md and the changelog.
 README_MAX_LINES = 140
 

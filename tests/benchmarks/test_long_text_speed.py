@@ -17,7 +17,7 @@ def test_texts_end_at_the_sentence_that_reaches_the_word_count_and_repeat_for_a_
 
 def test_tokens_per_word_counts_the_windows_the_scorer_reads(bert_checkpoint):
     """A text within max_length is read once; a longer one as half-overlapping windows, about twice per word: the cost
-    the long-text check reports beside words/s (issue 56 item 3)."""
+    the long-text check reports beside words/s."""
     from coherence_metric import CoherenceScorer
     from coherence_metric.benchmarks.long_text_speed import document_pass_share, tokens_per_word
 

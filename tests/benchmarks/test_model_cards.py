@@ -1,4 +1,4 @@
-"""MODELS.md's numbers are the reports' numbers: every card's table is generated, and no number is typed (issue 57).
+"""MODELS.md's numbers are the reports' numbers: every card's table is generated, and no number is typed.
 
 A card's table is written by ``benchmarks/reporting/model_cards.py`` from ``benchmarks/reports/**/*.json`` (``make
 tables``); test_landing.py fails while MODELS.md and the reports disagree. These tests hold the rest: each card has
@@ -24,7 +24,7 @@ MODELS = REPO_DIR / "MODELS.md"
 #: The checkpoints to use today, each with a card on MODELS.md.
 CARD_CHECKPOINTS = (landing.DEFAULT, landing.ACCURATE, model_cards.STUDENT, model_cards.WITH_TRANSITIONS,
                     model_cards.TRANSITION_MODEL)
-#: A card is read on one screen (issue 57, item 5): what it is, how it was chosen, its table, its limits.
+#: A card is read on one screen: what it is, how it was chosen, its table, its limits.
 CARD_MAX_LINES = 50
 
 

@@ -1,4 +1,4 @@
-"""RunSettings: what every benchmark run takes, declared once and passed once (issue 57 item 6)."""
+"""RunSettings: what every benchmark run takes, declared once and passed once."""
 
 from __future__ import annotations
 

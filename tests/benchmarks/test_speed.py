@@ -108,7 +108,7 @@ def test_a_bf16_run_times_fp32_beside_it_with_the_limit_the_profile_and_the_devi
 
 
 def test_the_headline_is_the_share_of_the_fastest_limit_here_then_the_reference_ratio():
-    """Issue 56 item 5: the first number of a speed report does not depend on how fast the machine is (the reference
+    """The first number of a speed report does not depend on how fast the machine is (the reference
     ratio moves by 20% run to run); the shipped default's report reads 109% of its bf16 limit and 61.7x."""
     import copy
     import json

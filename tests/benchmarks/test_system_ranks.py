@@ -1,4 +1,4 @@
-"""The per-system view of SummEval (issue 52 item 6): each system's place under the experts and under a metric, and
+"""The per-system view of SummEval: each system's place under the experts and under a metric, and
 each one's lean on length, on the real ratings and the published RoBERTa-large predictions."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The accurate tier (issue 52): `accurate` is an alias of an immutable name, ships as a small LoRA adapter over the
+"""The accurate tier: `accurate` is an alias of an immutable name, ships as a small LoRA adapter over the
 sha256-pinned all-mpnet-base-v2, records the committed GPU recipe, and scores the examples as pinned.
 
 Scoring needs the backbone (110M parameters, not in the wheel): `coherence-metric backbone fetch

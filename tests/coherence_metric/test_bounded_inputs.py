@@ -39,3 +39,28 @@ def test_a_prefix_is_taken_only_when_it_holds_more_tokens_than_kept(bert_checkpo
     assert HUGE_SENTENCE.startswith(prefix) and len(prefix) < 2_100 and not prefix.endswith(" ")
     giant_words = " ".join("x" * 5_000 for _ in range(10))  # each word one [UNK]: no prefix holds 65 tokens
     assert bounded_prefixes(tokenizer, [giant_words, "short"], 64) == [giant_words, "short"]
+
+
+def test_a_call_of_many_texts_is_scored_part_by_part_to_the_scores_of_one_pass(bert_checkpoint, monkeypatch):
+    """Memory grows with one part, not with the call: the parts give the same scores, counts and a single warning,
+    and an error names the text by its place in the whole call."""
+    import coherence_metric.scorer as scorer_module
+    from coherence_metric import InputError, TruncationWarning
+
+    texts = [f"Town {n} had rain. The river rose by {n} metres." for n in range(7)] + [TEXTS[0]]
+    scorer = CoherenceScorer(str(bert_checkpoint), max_length=64, truncation="warn")
+    with pytest.warns(TruncationWarning):
+        whole = scorer.score(texts)
+    monkeypatch.setattr(scorer_module, "PART_TEXTS", 3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        parted = scorer.score(texts)
+    assert parted.scores == pytest.approx(whole.scores, abs=1e-5)
+    assert (parted.n_truncated, str(parted.signature)) == (whole.n_truncated, str(whole.signature)) == (1, str(
+        whole.signature))
+    assert [str(w.message) for w in caught if w.category is TruncationWarning] == [
+        "1 of 8 texts were longer than max_length=64 tokens and were cut; use truncation='window' (CLI: "
+        "--truncation window) to score them whole"]
+    strict = CoherenceScorer(str(bert_checkpoint), max_length=64, truncation="error")
+    with pytest.raises(InputError, match=r"\(text 7 has "):
+        strict.score(texts)

@@ -190,7 +190,7 @@ def test_every_file_is_hashed_in_the_config(bert_checkpoint):
     assert config["library_versions"]["transformers"]
 
 
-# Integrity (issue 27): every file a loader opens is listed and verified, the fingerprint covers the config,
+# Integrity: every file a loader opens is listed and verified, the fingerprint covers the config,
 # paths stay inside the folder, and a malformed config is a one-line CheckpointError.
 
 

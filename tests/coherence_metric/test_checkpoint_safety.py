@@ -1,4 +1,4 @@
-"""A checkpoint is data, never code, and only its listed bytes decide its scores (issue 39, items 1, 2, 3, 7, 18).
+"""A checkpoint is data, never code, and only its listed bytes decide its scores.
 
 Each test builds what a hostile or careless checkpoint author would ship, hashes it properly (the attacker controls
 ``coherence_config.json`` too), and checks what a user running the metric sees.
@@ -186,7 +186,7 @@ def test_pickled_weights_are_refused_outright(bert_checkpoint, corrupt_copy):
         load_checkpoint(_rehash(folder))
 
 
-# ------------------------------------------------------------------------ time of check vs time of use (issue 55)
+# ------------------------------------------------------------------------ time of check vs time of use
 
 
 def _hostile(folder: Path, relative: str, target: Path) -> None:

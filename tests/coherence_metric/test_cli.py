@@ -235,7 +235,7 @@ def test_example_script_ranks_systems(bert_checkpoint):
     assert all("(n=2)" in row for row in rows[:2]) and rows[2].startswith("signature: ")
 
 
-# ------------------------------------------------------------------ issue 27: comparisons, input reading, usage
+# ------------------------------------------------------------------ comparisons, input reading, usage
 
 
 def test_a_file_compared_with_itself_is_a_tie_despite_batching_noise(runner, bert_checkpoint, tmp_path):

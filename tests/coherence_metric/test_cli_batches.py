@@ -1,4 +1,4 @@
-"""Issue 54, the first hour with a batch: an empty row no longer sinks a run unless asked to (--on-empty), rows
+"""The first hour with a batch: an empty row no longer sinks a run unless asked to (--on-empty), rows
 named by an id (--id-field), a progress line in a job log, systems named by --label, a length warning, a note when
 the interval and the p-value disagree, p-values at their floor, explain over many files, and the Python API's bf16
 warning."""

@@ -187,7 +187,7 @@ def test_the_example_script_takes_the_clis_field_option_and_its_old_name(tmp_pat
 
 
 def test_the_model_descriptions_type_no_measured_number():
-    """A number typed into a description drifts from the report that measured it (issue 57): `coherence-metric
+    """A number typed into a description drifts from the report that measured it: `coherence-metric
     models` says what each checkpoint is for in words and points to MODELS.md for its numbers."""
     import re
 

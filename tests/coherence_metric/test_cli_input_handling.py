@@ -1,4 +1,4 @@
-"""The command line's input handling (issue 39): devices, stdin twice, one file under two spellings, scorer errors
+"""The command line's input handling: devices, stdin twice, one file under two spellings, scorer errors
 naming file and line, and labels that cannot break the TSV or text output."""
 
 from __future__ import annotations

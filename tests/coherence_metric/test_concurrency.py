@@ -1,5 +1,5 @@
 """Threads: one cached scorer per setting, one lazily loaded sentence encoder per scorer, and transformers'
-verbosity restored however the quiet sections of several threads interleave (issue 27, item 10)."""
+verbosity restored however the quiet sections of several threads interleave."""
 
 from __future__ import annotations
 

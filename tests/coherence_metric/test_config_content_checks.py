@@ -1,4 +1,4 @@
-"""Issue 55 items 20 and 21: coherence_config.json is checked for size before it is read, and its format fields
+"""``coherence_config.json`` is checked for size before it is read, and its format fields
 against what it holds.
 
 A 1.5 GB sparse config used 3.3 GB of memory before it was refused; ``format_version: -3`` loaded; a reference

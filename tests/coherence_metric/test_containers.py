@@ -100,7 +100,7 @@ def test_score_dataframe_names_the_problem(scorer, frame, kwargs, message):
 @pytest.mark.parametrize("function", [coherence_metric.score, coherence_metric.compare, coherence_metric.get_scorer,
                                       CoherenceScorer])
 def test_module_functions_take_one_settings_object_and_its_fields_by_name(function):
-    """The settings are declared once, in ScorerSettings (issue 57 item 6): each function takes one as ``settings``
+    """The settings are declared once, in ScorerSettings: each function takes one as ``settings``
     (keyword-only) and its fields by name, and spells none of them again."""
     parameters = inspect.signature(function).parameters
     assert parameters["settings"].kind is inspect.Parameter.KEYWORD_ONLY

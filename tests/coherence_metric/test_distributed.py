@@ -140,7 +140,7 @@ def test_bad_settings_are_refused_before_ray_runs():
 
 
 
-# ------------------------------------------------------------------------------------------------ issue 39
+# ------------------------------------------------------------------------------------------- errors, storage and logs
 
 
 def _one_line(result, *fragments):
@@ -169,7 +169,7 @@ def test_bad_rows_are_one_line_naming_the_file_and_line_before_ray_runs(local_cl
         _one_line(_score(str(path), "-i", "jsonl", "--field", "output", "--ray", "-o", str(tmp_path / f"o-{name}"),
                          "--model", str(bert_checkpoint)), message)
     utf16 = tmp_path / "utf16.jsonl"
-    utf16.write_bytes("\n".join(rows).encode("utf-16"))  # issue 55, item 19: named as the local reader names it
+    utf16.write_bytes("\n".join(rows).encode("utf-16"))  # named as the local reader names it
     _one_line(_score(str(utf16), "-i", "jsonl", "--field", "output", "--ray", "-o", str(tmp_path / "o-bom"),
                      "--model", str(bert_checkpoint)),
               f"utf16.jsonl is UTF-16, not UTF-8: convert it with `iconv -f UTF-16 -t UTF-8 {utf16}")
@@ -264,14 +264,14 @@ def test_quiet_silences_rays_info_and_warning_lines(local_cluster, bert_checkpoi
                              "--model", str(bert_checkpoint)], capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert [line for line in result.stderr.splitlines() if RAY_INFO_OR_WARNING.match(line)] == [], result.stderr
-    # issue 55, item 16: nor the C++ core's "core_worker.cc:2465: Actor ... has constructor arguments in the object
-    # store" E line (nor its "Set ray log level" I line); item 13: 8 actors on 2 CPUs no longer wait forever
+    # Nor the C++ core's "core_worker.cc:2465: Actor ... has constructor arguments in the object
+    # store" E line (nor its "Set ray log level" I line); and 8 actors on 2 CPUs do not wait forever
     assert result.stderr.strip() == "", result.stderr
     assert "signature: " in result.stdout
     assert len(list((tmp_path / "quiet").glob("*.json*"))) >= 1
 
 
-# ------------------------------------------------------------------------------------------------ issue 55
+# ------------------------------------------------------------------------------------------------ output fidelity
 
 
 def _rows(folder):
@@ -282,7 +282,7 @@ def _rows(folder):
 
 @pytest.mark.slow
 def test_jsonl_fields_keep_their_json_types(local_cluster, bert_checkpoint, tmp_path):
-    """Item 14: Ray's JSON reader went through pandas: `"meta": 1` in a field that also held a string came back as
+    """Ray's JSON reader went through pandas: `"meta": 1` in a field that also held a string came back as
     "1", an integer field with a null as 3.0, a list mixing types as one row per element (and rows lost fields).
     Each output line is now its input object with the score added. The file also starts with a UTF-8 byte order mark
     (now read as the local reader reads it) and a text holds U+2028, where Ray's text reader broke lines."""
@@ -309,7 +309,7 @@ def test_jsonl_fields_keep_their_json_types(local_cluster, bert_checkpoint, tmp_
 
 @pytest.mark.slow
 def test_an_existing_coherence_field_is_refused_not_overwritten(local_cluster, bert_checkpoint, tmp_path):
-    """Item 14: --ray replaced an existing 'coherence' field without a word; score_dataframe refuses one."""
+    """--ray must not replace an existing 'coherence' field without a word; score_dataframe refuses one."""
     path = tmp_path / "has.jsonl"
     path.write_text(json.dumps({"text": TEXTS[0]}) + "\n" + json.dumps({"text": TEXTS[1], "coherence": 0.5}) + "\n")
     _one_line(_score(str(path), "-i", "jsonl", "--ray", "-o", str(tmp_path / "o1"), "--model", str(bert_checkpoint)),
@@ -324,7 +324,7 @@ def test_an_existing_coherence_field_is_refused_not_overwritten(local_cluster, b
 
 @pytest.mark.slow
 def test_parquet_columns_keep_their_types(local_cluster, bert_checkpoint, tmp_path):
-    """Item 14, Parquet: batches went through numpy, so an integer column with a null came back as floats."""
+    """Parquet batches went through numpy, so an integer column with a null came back as floats."""
     import pyarrow
     import pyarrow.parquet
 
@@ -358,7 +358,7 @@ main(sys.argv[1:])
 
 @pytest.mark.slow
 def test_a_file_edited_after_the_check_is_one_line_naming_it(local_cluster, bert_checkpoint, jsonl_file, tmp_path):
-    """Item 15: a row appended between the driver's check and the workers' read gave a 74-line Ray traceback and
+    """A row appended between the driver's check and the workers' read gave a 74-line Ray traceback and
     exit 1. The console script, joining the running cluster, with the file edited right after the check."""
     address = ray.get_runtime_context().gcs_address
     out = tmp_path / "scored"
@@ -377,7 +377,7 @@ def test_a_file_edited_after_the_check_is_one_line_naming_it(local_cluster, bert
 @pytest.mark.slow
 def test_actors_beyond_the_cluster_are_cut_with_a_warning(local_cluster, bert_checkpoint, expected, jsonl_file,
                                                           tmp_path):
-    """Item 13: --actors 8 on 2 CPUs waited forever for actors that could not start."""
+    """--actors 8 on 2 CPUs must not wait forever for actors that cannot start."""
     out = tmp_path / "scored"
     with pytest.warns(UserWarning, match=r"8 scorer actors \(--actors\) do not fit this cluster \(2 CPUs, one left "
                                          r"to reading and writing\): starting 1"):
@@ -389,7 +389,7 @@ def test_actors_beyond_the_cluster_are_cut_with_a_warning(local_cluster, bert_ch
 
 
 def test_utf16_without_a_byte_order_mark_is_named(bert_checkpoint, tmp_path):
-    """Item 19: the --ray reader now names UTF-16 as the local reader does (no cluster needed: checked first)."""
+    """The --ray reader now names UTF-16 as the local reader does (no cluster needed: checked first)."""
     path = tmp_path / "wide.jsonl"
     path.write_bytes((json.dumps({"text": TEXTS[0]}) + "\n").encode("utf-16-le"))
     _one_line(_score(str(path), "-i", "jsonl", "--ray", "-o", str(tmp_path / "o"), "--model", str(bert_checkpoint)),
@@ -397,7 +397,7 @@ def test_utf16_without_a_byte_order_mark_is_named(bert_checkpoint, tmp_path):
 
 
 def test_object_storage_that_does_not_answer_is_one_line_after_the_timeout(bert_checkpoint, tmp_path):
-    """Item 12: gs:// offline waited 400 s for credentials, printing nothing. Offline here (and with an endpoint no
+    """``gs://`` offline waited 400 s for credentials, printing nothing. Offline here (and with an endpoint no
     packet reaches, 10.255.255.1), a 2-second timeout; the process exits without waiting for the stuck call."""
     import time
 

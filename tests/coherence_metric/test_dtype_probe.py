@@ -1,4 +1,4 @@
-"""`dtype="auto"` on a CPU picks the faster exact-enough path by measurement, not by flags (issue 56, item 1): AMX
+"""`dtype="auto"` on a CPU picks the faster exact-enough path by measurement, not by flags: AMX
 takes bf16, no bf16 flag takes fp32, AVX512-BF16 alone asks a probe whose answer is cached per machine and torch."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Misuse refused where it happens, in one InputError naming the argument (issue 39 items 24 and 34): not an
+"""Misuse refused where it happens, in one InputError naming the argument: not an
 AttributeError deep inside, not a failure at the first ``update()``, not a bool taken for a batch size."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 55 item 17: errors name what the user can find (file:line), and say what is true of the run.
+"""Errors name what the user can find (file:line), and say what is true of the run.
 
 ``explain special.txt -i lines`` said "text 1 tokenises to special tokens only" where ``score`` says
 "special.txt:2"; a head giving NaN in fp32 was told to "try dtype='fp32'".

@@ -1,4 +1,4 @@
-"""The shipped examples show what the shipped default does (issue 41): an ordered text above its shuffle, as README,
+"""The shipped examples show what the shipped default does: an ordered text above its shuffle, as README,
 `make demo` and examples/score_system_outputs.py present it. If a future default stops doing this, the examples (or
 the default) must change, not the claim. (`make demo`'s two texts: tests/coherence_metric/test_default_model.py.)"""
 

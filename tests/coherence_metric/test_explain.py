@@ -96,7 +96,7 @@ def test_a_checkpoint_with_a_local_term_is_explained_by_it(bert_checkpoint):
     scorer = CoherenceScorer(str(bert_checkpoint), dtype="fp32")
     with pytest.raises(InputError, match="has no local"):
         scorer.explain([RIVER], mechanism="local-term")
-    scorer.model.local_weight = torch.tensor(0.5)  # what issue 41's checkpoints carry
+    scorer.model.local_weight = torch.tensor(0.5)  # what a checkpoint with a local term carries
     result = scorer.explain([RIVER])
     assert result.mechanism == "local-term" and "trans:local-term" in str(result.signature)
     assert result.texts[0].transitions == pytest.approx(score_transitions(scorer, [RIVER])[0], abs=1e-5)

@@ -1,5 +1,5 @@
 """The same text gets the same score whatever shares its call, in every dtype: a system compared with a copy of
-itself is a tie on every input (issue 39, item 6). bf16 is what ``dtype="auto"`` runs on CPUs with native bf16."""
+itself is a tie on every input. bf16 is what ``dtype="auto"`` runs on CPUs with native bf16."""
 
 from __future__ import annotations
 
@@ -73,8 +73,8 @@ def test_a_texts_bf16_score_does_not_depend_on_its_neighbours(bf16_default):
 
 @pytest.mark.slow
 def test_a_texts_fp32_score_moves_with_the_batch_size_by_less_than_the_documented_drift():
-    """docs/reproducibility.md promises fp32 scores agree across calls and batch sizes to within 5e-6 (issue 55 item
-    18: the promise said 2e-7 and batch 1 against 32 moved scores by up to 4.8e-6)."""
+    """docs/reproducibility.md promises fp32 scores agree across calls and batch sizes to within 5e-6 (batch 1
+    against 32 moves scores by up to 4.8e-6, so a tighter promise would be false)."""
     texts = _texts()
     by_32 = CoherenceScorer("default", dtype="fp32", batch_size=32).score(texts).scores
     by_1 = CoherenceScorer("default", dtype="fp32", batch_size=1).score(texts).scores

@@ -69,7 +69,7 @@ def test_utf8_byte_order_mark_is_ignored(tmp_path):
     assert read_texts(str(path))[0].text == "Hello there."
 
 
-# ------------------------------------------------------- issue 27: split on \n only; invisible texts are refused
+# ------------------------------------------------------- split on \n only; invisible texts are refused
 
 
 @pytest.mark.parametrize("separator", ["\f", "\v", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
@@ -123,7 +123,7 @@ def test_invisible_lines_paragraphs_and_fields_are_named(tmp_path):
         read_texts(str(jsonl), "jsonl")
 
 
-# ------------------------------------------------------- issue 39: paragraph separators, non-regular files
+# ------------------------------------------------------- paragraph separators, non-regular files
 
 
 @pytest.mark.parametrize("separator", ["\n\n\n\n", "\n \n\t\n\n", "\n\u00a0\n", "\n\u3000\u00a0 \n", "\r\n\u2007\r\n"])
@@ -173,7 +173,7 @@ def test_an_input_over_the_size_limit_is_refused(tmp_path, monkeypatch):
     assert len(read_texts(str(path))) == 1
 
 
-# Issue 55 item 19: UTF-16 and UTF-32 files were told to `iconv -f latin1`, which turns them into garbled text that
+# UTF-16 and UTF-32 files were told to `iconv -f latin1`, which turns them into garbled text that
 # then scores without a word. Each encoding is named with the command that converts it.
 @pytest.mark.parametrize("encoding, named", [
     ("utf-16", "UTF-16"),  # Python writes a byte order mark
@@ -199,7 +199,7 @@ def test_other_invalid_utf8_is_not_told_to_guess_latin1(tmp_path):
     assert "latin1" not in str(caught.value) and f"file -i {path}" in str(caught.value)
 
 
-# Issue 55 item 25: --group-by values that are not plainly a name.
+# --group-by values that are not plainly a name.
 def _grouped_file(tmp_path, systems):
     path = tmp_path / "outputs.jsonl"
     path.write_text("".join(json.dumps({"system": system, "text": f"Text {number}. More."}) + "\n"

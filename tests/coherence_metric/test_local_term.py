@@ -1,4 +1,4 @@
-"""The local term (issue 41): a checkpoint that mixes the whole-text score with the mean score of its adjacent
+"""The local term: a checkpoint that mixes the whole-text score with the mean score of its adjacent
 sentence pairs, each scored alone by the same model, and shows those pair scores as the result's transitions."""
 
 from __future__ import annotations

@@ -61,6 +61,7 @@ def test_the_merge_is_bit_identical_to_peft_merge_and_unload(tiny_bert_dir, tmp_
     assert changed == []
 
 
+@pytest.mark.slow  # a subprocess that imports torch and loads a model: about 9 s on 2 cores
 def test_an_adapter_checkpoint_loads_and_scores_in_an_environment_without_peft(adapter_checkpoint, tmp_path):
     """What a user who only scores has: no peft module at all (the import is made to fail in the subprocess)."""
     model, folder = adapter_checkpoint

@@ -97,6 +97,7 @@ def _one_line(stderr: str) -> str:
     return lines[0]
 
 
+@pytest.mark.slow  # a subprocess that imports torch per case: 3-4 s each on 2 cores
 @pytest.mark.parametrize("tampered, reason", [(False, "(not fetched)"),
                                               (True, "(config.json differs from its pinned sha256")])
 def test_offline_cli_opens_no_connection_and_says_why_the_store_copy_is_not_used(tmp_path, hub, tampered, reason):
@@ -113,6 +114,7 @@ def test_offline_cli_opens_no_connection_and_says_why_the_store_copy_is_not_used
     assert "offline" in line and "could not reach" not in line, line
 
 
+@pytest.mark.slow  # a subprocess that imports torch per case
 @pytest.mark.parametrize("tampered", [False, True])
 def test_local_files_only_in_python_opens_no_connection(tmp_path, hub, tampered):
     if tampered:

@@ -1,4 +1,4 @@
-"""Issue 39's smaller defects, each as a user hit it: non-finite scores, one-input comparisons, lone surrogates,
+"""Smaller defects, each as a user hit it: non-finite scores, one-input comparisons, lone surrogates,
 unsupported devices, blobs links, a config's model_type, revisions that would be ignored, numpy settings, a bad
 confidence and the order of a pair."""
 

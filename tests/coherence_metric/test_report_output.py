@@ -98,7 +98,7 @@ def test_a_rewrite_replaces_the_whole_page_and_keeps_the_file_mode(report, tmp_p
 
 
 def test_a_report_reads_every_system_from_one_jsonl_with_group_by(runner, bert_checkpoint, tmp_path):
-    """Issue 53 item 4: systems named by a field of one JSONL, as compare --group-by reads them; the page and the
+    """Systems named by a field of one JSONL, as compare --group-by reads them; the page and the
     summary line name the systems by that field, not by file paths."""
     import json
 

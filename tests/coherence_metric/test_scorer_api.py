@@ -141,7 +141,7 @@ def test_untrained_in_memory_model_can_be_scored(tiny_bert_dir):
     assert CoherenceScorer.from_model(same_seed, tokenizer, "x").score([TEXT_A]).scores == result.scores
 
 
-# ------------------------------------------------------------ issue 27: ties, bootstrap settings, empty texts
+# ------------------------------------------------------------ ties, bootstrap settings, empty texts
 
 
 def test_scores_within_the_tie_tolerance_tie_everywhere():

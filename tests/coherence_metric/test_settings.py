@@ -1,4 +1,4 @@
-"""ScorerSettings: the scorer's options declared once, frozen, passed once (issue 57 item 6)."""
+"""ScorerSettings: the scorer's options declared once, frozen, passed once."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ def test_a_system_better_on_every_input_is_significant():
 
 
 def test_randomization_known_values():
-    # one input: nothing to shuffle or resample, so no p-value at all (issue 39: the bootstrap said p = 0.001)
+    # one input: nothing to shuffle or resample, so no p-value at all (a bootstrap of one input would say p = 0.001)
     with pytest.raises(InputError, match="at least 2 inputs, got 1"):
         randomization_p_value([1.0], [0.0], trials=1000)
     # two equal differences: half the shuffles keep the difference, half cancel it

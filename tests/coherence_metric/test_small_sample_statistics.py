@@ -1,4 +1,4 @@
-"""Issue 55 items 5 and 11: p-values and intervals only where the resamples can support them.
+"""P-values and intervals only where the resamples can support them.
 
 With 2 inputs per system the paired bootstrap has 3 distinct resample means and said "<0.001" beside a
 randomization p of 0.49; ``--bootstrap 1 --trials 1`` printed intervals that excluded their own estimates and p "<1".

@@ -1,6 +1,6 @@
 """The statistics modules import one another in one direction only: the tie rule lives in a leaf module
 (``coherence_metric.statistics.ties``), so ``results -> significance -> bootstrap -> results`` is no longer a circle
-that only a function-level import kept from failing (issue 39). The whole package's circles and layers are checked in
+that only a function-level import kept from failing. The whole package's circles and layers are checked in
 ``tests/packaging/test_import_cycles.py``; here, that each module imports on its own."""
 
 from __future__ import annotations

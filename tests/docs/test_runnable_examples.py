@@ -61,7 +61,7 @@ def test_a_failing_command_is_reported_with_its_exit_status(tmp_path):
 
 def test_every_output_the_docs_show_is_a_runnable_example():
     """An output typed into a page goes stale when a score moves (docs/diagnostics.md showed the 0.2.0 default's
-    output under 0.8.0, issue 57): every shown output is run and compared, or says why it cannot be."""
+    output under 0.8.0): every shown output is run and compared, or says why it cannot be."""
     assert [block for path in documented_files() for block in unmarked_outputs(path)] == []
 
 

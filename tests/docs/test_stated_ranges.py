@@ -24,3 +24,12 @@ def test_the_explain_page_states_the_sentence_limit_explain_enforces():
     from coherence_metric.analysis.explain import MAX_EXPLAIN_SENTENCES
 
     assert f"refuses a text of more than {MAX_EXPLAIN_SENTENCES} sentences" in _flat("docs/explain.md")
+
+
+def test_the_command_line_page_states_the_input_cap_and_the_part_size():
+    from coherence_metric.inputs.files import MAX_INPUT_BYTES
+    from coherence_metric.scorer import PART_TEXTS
+
+    text = _flat("docs/command-line.md")
+    assert MAX_INPUT_BYTES == 1 << 30 and "read up to 1 GiB" in text
+    assert f"scored {PART_TEXTS:,} at a time" in text

@@ -1,4 +1,4 @@
-"""CHANGELOG.md keeps the Keep a Changelog 1.1.0 shape (issue 57): releases newest first with their dates, the six
+"""CHANGELOG.md keeps the Keep a Changelog 1.1.0 shape: releases newest first with their dates, the six
 kinds of change in their order, and one line per change with a link to where its detail lives, so a user reads what
 changed for them in a screen and not an essay."""
 

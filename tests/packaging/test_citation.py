@@ -1,5 +1,5 @@
 """The citation says which version produced a number: CITATION.cff, the BibTeX of docs/paper.md and the package agree
-(the BibTeX said 0.4.0 while ``--version`` printed 0.8.0, issue 54), and the release date is the changelog's."""
+(the BibTeX said 0.4.0 while ``--version`` printed 0.8.0), and the release date is the changelog's."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""No circle of imports inside the package (issue 57): read from the source, imports inside functions included.
+"""No circle of imports inside the package: read from the source, imports inside functions included.
 
 A circle made a module's import order matter and hid imports inside functions to dodge it: scoring passed through
 explain's module (checkpoint -> model -> transition term -> explain's mechanisms -> transition model -> checkpoint),
@@ -217,7 +217,7 @@ def needless_lazy_imports(root: Path = PACKAGE) -> List[str]:
 def test_imports_inside_functions_are_only_of_heavy_modules():
     """Imports belong at the top of a module; inside a function only where the imported module loads torch, Ray or
     another heavy package the importing module does not, so that ``coherence-metric --help`` and the numpy-only
-    parts stay quick (issue 57)."""
+    parts stay quick."""
     assert needless_lazy_imports() == []
 
 

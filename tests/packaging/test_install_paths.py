@@ -1,4 +1,4 @@
-"""The install path a user without a clone takes works as printed (issue 54): the wheels `make dist` builds install
+"""The install path a user without a clone takes works as printed: the wheels `make dist` builds install
 into a clean virtual environment and score the README's demo to its printed digits.
 
 The clean environment gets its dependencies (torch, transformers, ...) from this checkout's ``.venv`` through a

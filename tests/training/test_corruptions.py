@@ -1,4 +1,4 @@
-"""Generator-like corrupted negatives (issue 32): what each kind makes, when it does not apply, determinism."""
+"""Generator-like corrupted negatives: what each kind makes, when it does not apply, determinism."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The order and truncation dev checks (issue 41), and extractive style and length bands (issue 52), read what a
+"""The order and truncation dev checks, and extractive style and length bands, read what a
 scorer does, on held-out texts."""
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def test_spearman_matches_known_values():
     assert spearman([1, 1, 1], [1, 2, 3]) == 0.0
 
 
-# --- issue 52: extractive style and length bands ---------------------------------------------------------------
+# --- extractive style and length bands ---------------------------------------------------------------
 
 
 def _gap_score(texts: List[List[str]]) -> List[float]:

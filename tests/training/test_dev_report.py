@@ -1,5 +1,5 @@
 """The dev ruler that chooses the default (``dev_report``): human dev-select pairs counted the benchmark's way, the
-synthetic and check numbers in their places, issue 52's extractive, length-band and system numbers beside them, and a
+synthetic and check numbers in their places, the extractive, length-band and system numbers beside them, and a
 paired bootstrap that shows a real gain and rules out none."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""System-level agreement on dev-select (issue 52 item 5): a metric that ranks systems as people do gets tau 1, one
+"""System-level agreement on dev-select: a metric that ranks systems as people do gets tau 1, one
 that ranks them backwards -1, and a set whose groups do not hold every system gives no number."""
 
 from __future__ import annotations

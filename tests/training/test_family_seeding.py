@@ -1,4 +1,4 @@
-"""The same recipe and seed give the same run, whatever the process did before (issue 39 item 12): CONPONO,
+"""The same recipe and seed give the same run, whatever the process did before: CONPONO,
 DiscoEval's criteria and multi-view seeded torch after building their models, so the initial weights (and the
 step-0 evaluation: multi-view 0.078 vs 0.156) followed the global random state."""
 

@@ -189,7 +189,7 @@ def _start_checkpoint(backbone: Path, target: Path) -> Path:
 
 def test_a_start_and_a_score_teacher_travel_the_start_as_the_backbone_the_teacher_as_a_checked_full_checkpoint(
         tiny_bert_dir: Path, xlnet_checkpoint: Path, tmp_path: Path) -> None:
-    """Issue 52 item 2 at GPU scale: the default taught by the accurate tier needs both checkpoints on the device.
+    """At GPU scale, the default taught by the accurate tier needs both checkpoints on the device.
     The start's layers become the exported backbone (its original sha256 recorded), the teacher (on another
     backbone here, as mpnet is for MiniLM) a full checkpoint in fp16 that scores as the original."""
     import torch

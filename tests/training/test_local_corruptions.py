@@ -1,4 +1,4 @@
-"""Local negatives (issue 41): each breaks one place, keeps the sentence count, never returns a silent copy."""
+"""Local negatives: each breaks one place, keeps the sentence count, never returns a silent copy."""
 
 from __future__ import annotations
 

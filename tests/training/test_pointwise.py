@@ -284,7 +284,7 @@ def test_passes_split_by_length_score_like_one_pass(tiny_bert_dir):
 
 
 def test_a_student_run_keeps_the_first_layers_and_its_checkpoint_loads_cut(shared_data, tiny_bert_dir, tmp_path):
-    """``model.num_layers`` trains a cut model (issue 41's speed lever); the delta checkpoint records the depth, the
+    """``model.num_layers`` trains a cut model (a speed lever); the delta checkpoint records the depth, the
     scorer loads it cut over the same backbone, and a recipe starting from it keeps that depth."""
     from coherence_metric import CoherenceScorer
     from coherence_metric.models.layers import encoder_layers
@@ -370,7 +370,7 @@ def test_a_student_learns_its_teachers_score_and_a_teacher_adding_a_term_is_refu
 
 def test_a_teacher_on_another_backbone_reads_texts_with_its_own_tokenizer(shared_data, tiny_bert_dir,
                                                                           xlnet_checkpoint, tmp_path):
-    """Issue 52 item 2 (the default taught by the accurate tier): a teacher on another backbone scores each text as
+    """The default taught by the accurate tier: a teacher on another backbone scores each text as
     its own scorer does (its tokenizer, its max_length), and the student learns that score."""
     from transformers import AutoTokenizer
 

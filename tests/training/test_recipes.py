@@ -132,7 +132,7 @@ def test_the_gpu_boundary_recipe_is_the_boundary_recipe_from_the_gpu_run():
 
 
 def test_the_accurate_tiers_recipe_is_the_gpu_joint_recipe_on_mpnet_with_lora():
-    """The accurate tier (issue 52) changes the backbone, how it trains (LoRA adapters, so a learning rate for them)
+    """The accurate tier changes the backbone, how it trains (LoRA adapters, so a learning rate for them)
     and the scale (texts per step, steps), never the data's kinds, the negatives or the losses."""
     minilm, mpnet = _pointwise("gpu-minilm-joint"), _pointwise("gpu-mpnet-lora-joint")
     assert mpnet["model"]["backbone"] == "sentence-transformers/all-mpnet-base-v2"

@@ -1,4 +1,4 @@
-"""``log.jsonl`` after a SIGKILL and a resume, strict JSON, and no orphan temporary files (issue 39 items 13, 15, 33).
+"""``log.jsonl`` after a SIGKILL and a resume, strict JSON, and no orphan temporary files.
 
 The run that gets killed is a real process killed with SIGKILL between two saved states, as a session ending or an
 out-of-memory kill does it; the resumed run is this process, as a user restarting the same command."""

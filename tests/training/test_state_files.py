@@ -106,7 +106,7 @@ def test_random_states_load_with_weights_only_and_restore_exactly(tmp_path: Path
 
 
 def test_no_training_research_or_benchmark_code_unpickles_with_weights_only_false() -> None:
-    """A run folder or cache downloaded from elsewhere must not run code when loaded (issue 39 item 30)."""
+    """A run folder or cache downloaded from elsewhere must not run code when loaded."""
     offenders = [str(path.relative_to(TRAINING_DIR.parent)) for folder in ("training", "research", "benchmarks")
                  for path in (TRAINING_DIR.parent / folder).rglob("*.py")
                  if "weights_only=False" in path.read_text(encoding="utf-8")]

@@ -1,4 +1,4 @@
-"""Corrupted negatives that look like the errors text generators make (issue 32).
+"""Corrupted negatives that look like the errors text generators make.
 
 Permutations and intrusions teach a model that a text's order and content must fit, but a generator's summary
 or story continuation is rarely a shuffle: it loops on a sentence or a clause, restates what it just said,
@@ -625,7 +625,7 @@ CORRUPTIONS: Dict[str, Corruption] = {
     "topic_switch": topic_switch,
     "intrusion": intrusion,
     "shuffle": shuffle,
-    **LOCAL_CORRUPTIONS,  # one transition broken, length kept (issue 41)
+    **LOCAL_CORRUPTIONS,  # one transition broken, length kept
 }
 
 KIND_DESCRIPTIONS: Dict[str, str] = {

@@ -1,4 +1,4 @@
-"""Local negatives: one transition of a coherent text broken, its length kept (issue 41).
+"""Local negatives: one transition of a coherent text broken, its length kept.
 
 A global negative (a shuffle) changes every transition; a generator's real error breaks one. These kinds each break
 one place and keep the sentence count, so that a model trained on them sees order and reference locally and cannot
@@ -175,7 +175,7 @@ def fit_length(original: Sequence[str], corrupted: Optional[List[str]]) -> Optio
     when the corruption lived only in what was dropped. Shorter results are kept as they are.
 
     Why: kinds that insert a sentence (a repeat, a restatement, a contradiction) made negatives longer than their
-    positives, and a model learned that fewer sentences read as more coherent (issue 41).
+    positives, and a model learned that fewer sentences read as more coherent.
     """
     if corrupted is None or len(corrupted) <= len(original):
         return corrupted

@@ -16,7 +16,7 @@ Hub. This writes, in one folder (an ignored one, which the device call carries):
   The checkpoints the device writes record the original file's sha256, and their frozen weights are read from that
   file where they load; fp16 rounding of a frozen matrix is far below the bf16 noise of training itself.
 
-The checkpoints a pointwise recipe reads travel too (issue 52 item 2: the default taught by the accurate tier at GPU
+The checkpoints a pointwise recipe reads travel too (e.g. the default taught by the accurate tier at GPU
 scale), since the device has no installed checkpoint and no backbone but the exported one:
 
 - ``model.init_checkpoint``: its layers, in fp16, are the exported ``backbone/`` (the start stands on the recipe's

@@ -1,4 +1,4 @@
-"""A ``family: pointwise`` recipe trained on the device machine from exported inputs, kept by dev (issue 41, 52).
+"""A ``family: pointwise`` recipe trained on the device machine from exported inputs, kept by dev.
 
 Each variant is the exported recipe plus dotted overrides, trained by the project's own objective and loop, one
 variant after another with an equal share of the deadline (three processes on one GPU time-sliced it and each ran

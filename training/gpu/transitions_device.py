@@ -1,4 +1,4 @@
-"""A ``family: transition_model`` recipe trained on the device machine from exported inputs (issue 38).
+"""A ``family: transition_model`` recipe trained on the device machine from exported inputs.
 
 The same model, examples, loss and dev ruler as ``coherence-metric train run`` of that family
 (:mod:`coherence_metric.training.transition_model.recipe`), for as many steps as the deadline allows (at most

@@ -1,2 +1,2 @@
 """``family: pointwise``: one coherence scale across different texts, learned from short texts and the errors
-generators make (issue 32). See :mod:`coherence_metric.training.pointwise.recipe`."""
+generators make. See :mod:`coherence_metric.training.pointwise.recipe`."""

@@ -1,4 +1,4 @@
-"""A boundary head read from the document pass, trained beside the whole-text score (issue 41).
+"""A boundary head read from the document pass, trained beside the whole-text score.
 
 The transition model (``tm-minilm-2026.11``) sees sentence order better than the default, but as a second model it
 triples the scoring time. Here the document pass itself is taught order: each sentence's vector is the mean of its

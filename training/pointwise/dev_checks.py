@@ -1,4 +1,4 @@
-"""Dev checks of the two halves of coherence that a cross-text objective can lose (issue 41).
+"""Dev checks of the two halves of coherence that a cross-text objective can lose.
 
 0.2.0's default learnt to put different texts on one scale and lost what the seed paper is about: it ranked a short
 text above one shuffled copy of itself only ~63% of the time, and preferred a text's first sentence alone to the whole
@@ -11,7 +11,7 @@ test set), beside every option and at every evaluation of a run:
 - ``count_spearman``: Spearman between a text's score and its sentence count over texts of 1-6 sentences (0 = the
   score does not follow length).
 
-Issue 52 adds two more, each on its own texts (so the four above and their texts never move):
+Two more checks, each on its own texts (so the four above and their texts never move):
 
 - ``extractive_vs_lead`` / ``extractive_vs_shuffle``: an extractive summary is the document's sentences in order
   with gaps. A metric that scores it below the same document's lead of the same length punishes a style that

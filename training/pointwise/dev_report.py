@@ -1,4 +1,4 @@
-"""Rank options on dev data only (issue 41): synthetic dev, the order and truncation checks, and the dev-select half
+"""Rank options on dev data only: synthetic dev, the order and truncation checks, and the dev-select half
 of human_dev, for each checkpoint and each local-term weight, with paired bootstraps against a baseline option.
 
 Every option is scored on the *same* dev texts and pairs, so two options are compared by a paired bootstrap of the
@@ -12,7 +12,7 @@ A checkpoint's global score (the whole text) and its transitions (each adjacent 
 each weight w mixes them as the local term does (``coherence_metric.scoring.local_term.mix``), so a weight is chosen
 before it is written into a checkpoint (``coherence_metric.models.checkpoint.set_local_term``).
 
-Issue 52 adds, beside the older checks: extractive texts against the lead and a shuffle (``extractive``), first
+Beside those checks, the report gives: extractive texts against the lead and a shuffle (``extractive``), first
 sentence / third / half against the whole per length band (``bands``: the short check texts, and long texts: the
 human-written HANNA stories of dev-select and long dev-split corpus documents), and system-level Kendall tau on
 dev-select (``dev_systems``; no new texts: it reads the human_dev scores).
@@ -246,8 +246,8 @@ def paired_difference(first: Dict[str, Dict[str, Tuple[float, int]]], second: Di
 def option_summary(option: Dict[str, Any], comparisons: Sequence[Tuple[str, str]] = ()) -> str:
     """One line of an option's dev numbers (what :func:`evaluate_option` returns): human_dev dev-select mean and per
     set, then each paired difference ``option[key]`` named in ``comparisons`` as ``(label, key)``, then synthetic
-    dev, the order and truncation checks, and issue 52's numbers where present (extract vs lead / shuffle, long
-    first / third / half > whole, mean system tau)."""
+    dev, the order and truncation checks, and the style and length numbers where present (extract vs lead /
+    shuffle, long first / third / half > whole, mean system tau)."""
     note = "".join(f" {label} {option[key]['difference']:+.3f} {option[key]['interval']}"
                    for label, key in comparisons if key in option)
     line = (f"human {option['human_mean']:.3f} "

@@ -1,4 +1,4 @@
-"""System-level agreement on the dev-select half of human_dev (issue 52 item 5).
+"""System-level agreement on the dev-select half of human_dev.
 
 Pairwise accuracy asks whether a metric orders two texts for one prompt the way people do. A leaderboard asks
 something else: whether the metric ranks *systems* the way people do, once each system's texts are averaged.

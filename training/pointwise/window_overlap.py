@@ -1,4 +1,4 @@
-"""How much window overlap long texts need (issue 56 item 3), measured on dev only.
+"""How much window overlap long texts need, measured on dev only.
 
 The scorer reads a text longer than ``max_length`` as sentence windows that overlap by about half, so each word of a
 long text goes through the model about twice, and long texts run at 0.5-0.6 of short texts' words/s. Fewer, less
