@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Optional, Union
 
 from coherence_metric.errors import InputError
-from coherence_metric.research.datasets import PROBE_TEST_SETS, TEST_SETS, TestSet, load_test_set, sample_subset
+from coherence_metric.research.datasets import PROBE_TEST_SETS, TestSet, load_test_set, sample_subset
 from coherence_metric.research.datasets.base import DEFAULT_SEED
 from coherence_metric.research.standins import NEWS_INTRUSION, NEWS_PERMUTED, STANDIN_TEST_SETS, load_standin
 
@@ -34,11 +34,6 @@ SUITES: dict[str, tuple[str, ...]] = {
 #: Suites that are not lists of test sets; the CLI dispatches them to their own runners.
 OTHER_SUITES = ("summeval-correlation", "human-dev", "speed", "discoeval", "localisation")
 ALL_SUITE_NAMES = tuple(SUITES) + OTHER_SUITES
-
-
-def known_test_sets() -> tuple[str, ...]:
-    """Return every test set name a suite may list: the registry's and the stand-ins."""
-    return tuple(TEST_SETS) + STANDIN_TEST_SETS
 
 
 def suite_test_sets(suite: str) -> tuple[str, ...]:

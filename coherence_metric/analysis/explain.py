@@ -149,15 +149,6 @@ class ExplainResult:
         return json.dumps(self.to_dict(), **kwargs)
 
 
-def flag_lowest(values: List[float], count: int) -> List[int]:
-    """Indices of the ``count`` lowest values, lowest first (earlier index on ties), never all of them: flagging
-    every transition of a text would point nowhere, so a text of one transition gets none flagged."""
-    keep = min(count, len(values) - 1)
-    if keep <= 0:
-        return []
-    return sorted(range(len(values)), key=lambda index: (values[index], index))[:keep]
-
-
 #: The longest text ``explain`` reads, in sentences. Its evidence scores every prefix of a text and compares every
 #: pair of its sentences, so time and memory grow with the square of the count: 300 sentences take minutes and well
 #: under a GB on a laptop CPU, where a 3,000-sentence text grew past 8 GB. ``score`` has no such limit.

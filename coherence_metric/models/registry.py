@@ -272,11 +272,6 @@ def read_alias_table(packaged: Optional[List[str]] = None) -> AliasTable:
     return AliasTable(aliases, history, archived)
 
 
-def packaged_aliases() -> Dict[str, str]:
-    """Alias -> the immutable packaged name it stands for today (``{"default": "cm-minilm-pointwise-2026.11"}``)."""
-    return read_alias_table().aliases
-
-
 def _looks_like_path(name: str) -> bool:
     return name.startswith((".", "/", "~")) or "\\" in name or name.count("/") > 1
 

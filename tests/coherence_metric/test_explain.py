@@ -8,7 +8,7 @@ import pytest
 import torch
 
 from coherence_metric import CoherenceScorer, InputError
-from coherence_metric.analysis.explain import NO_TRANSITIONS, flag_lowest
+from coherence_metric.analysis.explain import NO_TRANSITIONS
 from coherence_metric.scoring.sentence_pass import SentenceEmbedder
 from coherence_metric.scoring.transitions import score_transitions
 
@@ -130,8 +130,3 @@ def test_bad_texts_get_the_same_messages_as_score(scorer):
         scorer.explain(["Fine. Text.", "  "])
 
 
-def test_flag_lowest_orders_lowest_first_and_never_flags_everything():
-    assert flag_lowest([0.3, -1.0, 0.1, -1.0], 3) == [1, 3, 2]
-    assert flag_lowest([0.3, 0.1], 5) == [1]
-    assert flag_lowest([0.3], 1) == []
-    assert flag_lowest([], 1) == []

@@ -92,10 +92,6 @@ class PairSet:
     def __len__(self) -> int:
         return len(self.labels)
 
-    def marker_of(self, label: int) -> str:
-        """The marker a label index stands for."""
-        return self.markers[label]
-
 
 def _corpus_sentences(settings: ExtractionSettings,
                       data_dir: Optional[Path]) -> Iterator[Tuple[str, str, Optional[str], str]]:
