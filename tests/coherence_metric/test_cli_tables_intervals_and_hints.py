@@ -1,4 +1,4 @@
-"""What a new user hit in their first hour, fixed: tables for a paper, intervals, p-values at their floor, systems
+"""The command line as a new user meets it: tables for a paper, intervals, p-values at their floor, systems
 from one JSONL file, hints for two multi-line files and for bf16, consistent option names (old ones kept)."""
 
 from __future__ import annotations

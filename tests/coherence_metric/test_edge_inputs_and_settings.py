@@ -1,4 +1,4 @@
-"""Smaller defects, each as a user hit it: non-finite scores, one-input comparisons, lone surrogates,
+"""Edge inputs and settings, each as a user meets it: non-finite scores, one-input comparisons, lone surrogates,
 unsupported devices, blobs links, a config's model_type, revisions that would be ignored, numpy settings, a bad
 confidence and the order of a pair."""
 
