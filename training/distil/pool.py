@@ -128,7 +128,7 @@ def visiting_order(count: int, seed: int, epoch: int) -> List[int]:
     return order
 
 
-def build_pool(data: PointwiseData, epochs: int = 1, long_every: int = 4,
+def build_pool(data: PointwiseData, epochs: int = 1, long_every: int = 2,
                documents: Optional[Sequence[Document]] = None) -> Iterator[PoolText]:
     """The pool's texts in order, each once (by key).
 

@@ -58,7 +58,7 @@ def _arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--dtype", default="fp32", choices=["fp32", "bf16"])
     parser.add_argument("--part-size", type=int, default=DEFAULT_PART_SIZE)
     parser.add_argument("--epochs", type=int, default=1, help="passes over the training documents in the pool")
-    parser.add_argument("--long-every", type=int, default=4, help="every Nth document also gives a long text")
+    parser.add_argument("--long-every", type=int, default=2, help="every Nth document also gives a long text")
     parser.add_argument("--max-seconds", type=float, default=None, help="stop after the part that passes this")
     parser.add_argument("--summary", action="store_true", help="print what is scored so far and stop")
     return parser.parse_args(argv)
