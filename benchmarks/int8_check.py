@@ -31,9 +31,10 @@ from typing import Dict, List, Mapping, Optional, Sequence
 import torch
 
 from coherence_metric import CoherenceScorer
+from coherence_metric.scoring.runtime import cpu_description
 
 from .reporting.files import write_script_output
-from .speed import TextBuilder, _cpu_name, float_paths, news_sentences
+from .speed import TextBuilder, float_paths, news_sentences
 
 #: The shipping rule for int8, and a metric's own: a score that does not depend on its batch.
 MIN_SPEEDUP = 1.5
@@ -112,8 +113,8 @@ def run(model: str = "default", n_texts: int = 96) -> Dict[str, object]:
                   for name, each in scorers.items()}
     verdicts = decide(rates, kept, dependence, floats)
     return {
-        "model": scorer.model_label, "cpu": _cpu_name(), "torch": torch.__version__, "texts": n_texts, "tokens": 256,
-        "threads": torch.get_num_threads(),
+        "model": scorer.model_label, "cpu": cpu_description(), "torch": torch.__version__, "texts": n_texts,
+        "tokens": 256, "threads": torch.get_num_threads(),
         "float_paths": floats,
         "texts_per_second": {name: round(rate, 2) for name, rate in rates.items()},
         "max_abs_deviation_from_fp32": {name: round(value, 4) for name, value in deviation.items()},

@@ -24,10 +24,11 @@ from typing import Dict, List, Optional, Sequence
 from coherence_metric import CoherenceScorer
 from coherence_metric.inputs.texts import sentences_of
 from coherence_metric.scoring.profiling import DOCUMENT_PASS
+from coherence_metric.scoring.runtime import cpu_description
 from coherence_metric.scoring.windows import window_tokens
 
 from .reporting.files import write_script_output
-from .speed import _cpu_name, float_paths, news_sentences
+from .speed import float_paths, news_sentences
 
 SHORT_WORDS = 150
 LONG_WORDS = 600
@@ -87,7 +88,7 @@ def run(model: str = "default", n_short: int = 240, n_long: int = 60, seed: int 
     tokens read per word and how many long texts were windowed."""
     sentences = [sentence for sentence in news_sentences() if sentence.strip()]
     short, long = texts_of(sentences, SHORT_WORDS, n_short, seed), texts_of(sentences, LONG_WORDS, n_long, seed)
-    result: Dict[str, object] = {"model": model, "cpu": _cpu_name(), "short_words": SHORT_WORDS,
+    result: Dict[str, object] = {"model": model, "cpu": cpu_description(), "short_words": SHORT_WORDS,
                                  "long_words": LONG_WORDS, "short_texts": n_short, "long_texts": n_long}
     for dtype in float_paths():
         scorer = CoherenceScorer(model, dtype=dtype)

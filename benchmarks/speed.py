@@ -407,6 +407,7 @@ def run_speed(
     import torch
 
     from coherence_metric.scorer import CoherenceScorer
+    from coherence_metric.scoring.runtime import cpu_description
 
     model, limit, seed, batch_size = settings.model, settings.limit, settings.seed, settings.batch_size
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int) or limit < 1):
@@ -479,7 +480,7 @@ def run_speed(
                   "sentence_pass": scorer.model.cohesion_weight is not None
                   or scorer.model.sentence_scorer is not None},
         "device": str(scorer.device),
-        "cpu": _cpu_name(),
+        "cpu": cpu_description(),
         "threads": torch.get_num_threads(),
         "cpu_count": os.cpu_count(),
         "load_average": {"before": load_before, "after": _load_average()},
@@ -516,15 +517,6 @@ def float_paths(flags: Optional[frozenset[str]] = None) -> list[str]:
     from coherence_metric.scoring.runtime import BF16_CPU_FLAGS
 
     return ["fp32", "bf16"] if (cpu_flags() if flags is None else flags) & BF16_CPU_FLAGS else ["fp32"]
-
-
-def _cpu_name() -> Optional[str]:
-    from coherence_metric.scoring.cpuinfo import cpu_flags, cpu_model_name
-    from coherence_metric.scoring.runtime import BF16_CPU_FLAGS
-
-    flags = sorted(cpu_flags() & BF16_CPU_FLAGS)
-    name = cpu_model_name()
-    return f"{name} ({', '.join(flags) if flags else 'no native bf16'})"
 
 
 def _ratios(runs: dict[str, Measurement]) -> dict[str, float]:

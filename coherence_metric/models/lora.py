@@ -10,7 +10,6 @@ is refused with a one-line error that says so, never merged approximately.
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Tuple
@@ -19,6 +18,7 @@ import torch
 from torch import nn
 
 from ..errors import CheckpointError
+from ..safe_json import InvalidJson, parse_json
 
 ADAPTER_CONFIG = "adapter_config.json"
 ADAPTER_WEIGHTS = "adapter_model.safetensors"
@@ -49,12 +49,16 @@ _PLAIN_SETTINGS: Mapping[str, Any] = {
 
 
 def _read_config(path: Path) -> Dict[str, Any]:
+    """The adapter's config, read with the package's one JSON reader (too deep a nesting or too long an integer is
+    refused as any other corrupt JSON)."""
     try:
-        config = json.loads(path.read_text(encoding="utf-8"))
+        config = parse_json(path.read_bytes(), str(path))
     except FileNotFoundError:
         raise CheckpointError(f"{path} is missing: an adapter checkpoint needs its adapter config") from None
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as error:
-        raise CheckpointError(f"{path} is corrupt: not a readable JSON file ({type(error).__name__})") from None
+    except OSError as error:
+        raise CheckpointError(f"{path} does not read ({error.strerror or error})") from None
+    except InvalidJson as error:
+        raise CheckpointError(f"{path} is corrupt: not a readable JSON file ({error.reason})") from None
     if not isinstance(config, dict):
         raise CheckpointError(f"{path} is corrupt: expected a JSON object")
     return config

@@ -29,7 +29,7 @@ from typing import Any, ContextManager, Optional
 import torch
 
 from ..errors import InputError
-from .cpuinfo import cpu_flags
+from .cpuinfo import cpu_flags, cpu_model_name
 from .dtype_probe import cached_probe, choose_cpu_dtype
 
 AUTO = "auto"
@@ -49,6 +49,15 @@ SUPPORTED_DEVICE_TYPES = ("cpu", "cuda", "mps")
 #: CPU flags (Linux ``/proc/cpuinfo``) that mean native bf16 matrix instructions (the speed report names them).
 BF16_CPU_FLAGS = frozenset({"amx_bf16", "avx512_bf16"})
 _TORCH_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
+
+
+def cpu_description(cores: bool = False) -> str:
+    """The CPU as a measurement names it: its model name and its native bf16 flags (``Intel(R) Xeon(R) Processor
+    (avx512_bf16)``, or ``(no native bf16)``), the two things that decide how fast a score runs on it; ``cores``
+    adds the core count (``(avx512_bf16; 2 cores)``)."""
+    flags = sorted(cpu_flags() & BF16_CPU_FLAGS)
+    notes = [", ".join(flags) if flags else "no native bf16"] + ([f"{os.cpu_count()} cores"] if cores else [])
+    return f"{cpu_model_name()} ({'; '.join(notes)})"
 
 
 def resolve_device(device: Optional[str]) -> torch.device:

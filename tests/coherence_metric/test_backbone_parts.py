@@ -286,16 +286,23 @@ def test_resolve_finds_the_store_copy(recipe, store, model_folder):
     assert resolve_backbone_folder(_spec(model_folder)) == store / "tiny-org--tiny-bert"
 
 
-def test_a_delta_checkpoint_scores_the_same_over_the_store_copy(recipe, store, model_folder, tmp_path):
-    """End to end: a delta checkpoint recorded over ``tiny-org/tiny-bert`` loads its backbone (weights, config,
-    tokenizer) from the store and scores as it does over the folder it was saved from."""
+def delta_over_repo_id(model_folder: Path, target: Path) -> Tuple[Path, List[float]]:
+    """A delta checkpoint saved over ``model_folder`` and its scores there, then recorded over ``tiny-org/tiny-bert``
+    (so its backbone can come only from the store)."""
     model = CoherenceModel.from_backbone(model_folder, max_length=128, seed=5)
-    folder = save_checkpoint(model, tmp_path / "delta", flavour="delta")
+    folder = save_checkpoint(model, target, flavour="delta")
     expected = CoherenceScorer(str(folder)).score(TEXTS).scores
     config_path = folder / "coherence_config.json"
     config = json.loads(config_path.read_text(encoding="utf-8"))
     config["backbone"]["name_or_path"] = REPO_ID
     config_path.write_text(json.dumps(config), encoding="utf-8")
+    return folder, expected
+
+
+def test_a_delta_checkpoint_scores_the_same_over_the_store_copy(recipe, store, model_folder, tmp_path):
+    """End to end: a delta checkpoint recorded over ``tiny-org/tiny-bert`` loads its backbone (weights, config,
+    tokenizer) from the store and scores as it does over the folder it was saved from."""
+    folder, expected = delta_over_repo_id(model_folder, tmp_path / "delta")
     with pytest.raises(CheckpointError, match=f"coherence-metric backbone fetch {REPO_ID}"):
         CoherenceScorer(str(folder))
     fetch_backbone(recipe[0], from_folder=recipe[1])

@@ -20,12 +20,12 @@ from typing import Iterator, List
 
 import pytest
 
-from coherence_metric import CoherenceModel, CoherenceScorer, save_checkpoint
+from coherence_metric import CoherenceScorer
 from coherence_metric.models import checkpoint_config
 from coherence_metric.models.backbone_parts import fetch_backbone
 
 from ..conftest import REPO_DIR
-from .test_backbone_parts import REPO_ID, TEXTS, model_folder, recipe, store  # noqa: F401 (fixtures)
+from .test_backbone_parts import REPO_ID, TEXTS, delta_over_repo_id, model_folder, recipe, store  # noqa: F401
 
 ACCURATE_BACKBONE = "sentence-transformers/all-mpnet-base-v2"
 FETCH = f"coherence-metric backbone fetch {ACCURATE_BACKBONE}"
@@ -138,13 +138,7 @@ def test_local_files_only_in_python_opens_no_connection(tmp_path, hub, tampered)
 @pytest.fixture
 def delta_over_store(recipe, store, model_folder, tmp_path):  # noqa: F811 (fixtures)
     """A delta checkpoint over ``tiny-org/tiny-bert``, whose backbone is in the store, and its scores."""
-    model = CoherenceModel.from_backbone(model_folder, max_length=128, seed=5)
-    folder = save_checkpoint(model, tmp_path / "delta", flavour="delta")
-    expected = CoherenceScorer(str(folder)).score(TEXTS).scores
-    config_path = folder / "coherence_config.json"
-    config = json.loads(config_path.read_text(encoding="utf-8"))
-    config["backbone"]["name_or_path"] = REPO_ID
-    config_path.write_text(json.dumps(config), encoding="utf-8")
+    folder, expected = delta_over_repo_id(model_folder, tmp_path / "delta")
     stored = fetch_backbone(recipe[0], from_folder=recipe[1])
     return folder, stored, expected
 

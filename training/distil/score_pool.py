@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
 import sys
 import time
 from pathlib import Path
@@ -28,15 +27,6 @@ from .pool import build_pool
 from .teacher_scores import Scorer, chunks, load_scores, write_part
 
 DEFAULT_PART_SIZE = 256
-
-
-def cpu_description() -> str:
-    """The CPU's model name and its native bf16 flags, as the speed reports name a machine."""
-    from coherence_metric.scoring.cpuinfo import cpu_flags, cpu_model_name
-    from coherence_metric.scoring.runtime import BF16_CPU_FLAGS
-
-    flags = sorted(cpu_flags() & BF16_CPU_FLAGS)
-    return f"{cpu_model_name()} ({', '.join(flags) if flags else 'no native bf16'}; {os.cpu_count()} cores)"
 
 
 def pending_texts(recipe: Path, count: int, done: set, epochs: int, long_every: int) -> List[tuple]:
@@ -67,6 +57,7 @@ def _arguments(argv: Optional[Sequence[str]]) -> argparse.Namespace:
 def run(arguments: argparse.Namespace) -> int:
     """Score what is missing; returns how many texts this run scored."""
     from coherence_metric import CoherenceScorer
+    from coherence_metric.scoring.runtime import cpu_description
 
     started = time.monotonic()
     teacher = CoherenceScorer(arguments.teacher, dtype=arguments.dtype, progress=False)
@@ -80,7 +71,7 @@ def run(arguments: argparse.Namespace) -> int:
                          arguments.long_every)
     print(f"{len(todo):,} of the pool's first {arguments.texts:,} texts to score, {arguments.part_size} a part",
           flush=True)
-    cpu = cpu_description()
+    cpu = cpu_description(cores=True)  # what each part's seconds were measured on
     scored = 0
     for part in chunks(todo, arguments.part_size):
         wall, process = time.monotonic(), time.process_time()
