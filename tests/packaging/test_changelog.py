@@ -1,6 +1,6 @@
 """CHANGELOG.md keeps the Keep a Changelog 1.1.0 shape: releases newest first with their dates, the six
-kinds of change in their order, and one line per change with a link to where its detail lives, so a user reads what
-changed for them in a screen and not an essay."""
+kinds of change in their order, and one short line per change with a link to where its detail lives, so a user reads
+what changed for them in a screen and not an essay."""
 
 from __future__ import annotations
 
@@ -13,6 +13,13 @@ from ..conftest import REPO_DIR
 CHANGELOG = REPO_DIR / "CHANGELOG.md"
 KINDS = ["Added", "Changed", "Deprecated", "Removed", "Fixed", "Security"]
 _RELEASE = re.compile(r"^## \[(?P<version>Unreleased|\d+\.\d+\.\d+)\](?: - (?P<date>\d{4}-\d{2}-\d{2}))?$")
+#: An entry says what changed for a user in at most this many characters (after "- ", before its detail link); the
+#: how and why live behind the link.
+TEXT_LIMIT = 160
+#: No line, link target included, is longer: a link's label and anchor cannot carry the essay instead.
+LINE_LIMIT = 270
+#: The link that closes an entry: " ([Where](docs/page.md#anchor))." at the end of the line.
+_DETAIL_LINK = re.compile(r" \(\[[^\]]+\]\([^)\s]+\)\)\.?$")
 
 
 def problems(path: Path) -> List[str]:
@@ -44,8 +51,14 @@ def problems(path: Path) -> List[str]:
                 found.append(f"{where}: an entry outside a kind of change")
             if "](" not in line:
                 found.append(f"{where}: an entry without a link to its detail")
+            link = _DETAIL_LINK.search(line)
+            text = line[2:link.start()] if link else line[2:]
+            if len(text) > TEXT_LIMIT:
+                found.append(f"{where}: an entry of {len(text)} characters before its link (at most {TEXT_LIMIT})")
         elif line.startswith(("  ", "\t")) and kinds:
             found.append(f"{where}: an entry is one line")
+        if len(line) > LINE_LIMIT:
+            found.append(f"{where}: a line of {len(line)} characters (at most {LINE_LIMIT})")
     numbered = [tuple(int(part) for part in version.split(".")) for version, _ in releases if version != "Unreleased"]
     if numbered != sorted(numbered, reverse=True):
         found.append(f"{path.name}: releases are not newest first")
@@ -74,4 +87,20 @@ def test_the_shape_check_finds_an_essay_and_a_disordered_release(tmp_path):
         "CHANGELOG.md:16: 'Improved' is not one of Added, Changed, Deprecated, Removed, Fixed, Security",
         "CHANGELOG.md: releases are not newest first",
         "CHANGELOG.md: release dates are not newest first",
+    ]
+
+
+def test_the_shape_check_finds_an_entry_too_long_to_read_at_a_glance(tmp_path):
+    page = tmp_path / "CHANGELOG.md"
+    link = " ([Python](docs/python.md#empty-outputs))."
+    long_link = f"- short ([Python](docs/python.md#{'z' * LINE_LIMIT}))"
+    page.write_text("# Changelog\n\nBased on [Keep a Changelog](https://keepachangelog.com/en/1.1.0/).\n\n"
+                    "## [0.1.0] - 2026-01-01\n\n### Added\n"
+                    f"- {'x' * TEXT_LIMIT}{link}\n"
+                    f"- {'y' * (TEXT_LIMIT + 1)}{link}\n"
+                    f"{long_link}\n",
+                    encoding="utf-8")
+    assert problems(page) == [
+        f"CHANGELOG.md:9: an entry of {TEXT_LIMIT + 1} characters before its link (at most {TEXT_LIMIT})",
+        f"CHANGELOG.md:10: a line of {len(long_link)} characters (at most {LINE_LIMIT})",
     ]

@@ -120,3 +120,25 @@ def test_the_runner_scores_only_what_no_part_holds_and_matches_the_scorer(bert_c
     assert set(loaded.scores) == {item.key for item in pool}
     expected = teacher.score([item.text for item in pool]).scores
     assert [loaded.scores[item.key] for item in pool] == pytest.approx(expected, abs=1e-5)
+
+
+def test_a_steps_extras_are_the_pools_other_texts_of_the_same_visit():
+    from coherence_metric.training.distil.pool import EXTRA_CAPS, pool_extras, visiting_order
+    from coherence_metric.training.pointwise.texts import make_example
+
+    pool = list(build_pool(DATA, documents=DOCUMENTS, long_every=1))
+    order = visiting_order(len(DOCUMENTS), DATA.seed, 0)
+    made = []
+    for visit, index in enumerate(order):
+        example = make_example(DOCUMENTS[index], DOCUMENTS, DATA, 0)
+        extras = pool_extras(example, DOCUMENTS[index], DATA, 0, visit, long_every=1)
+        assert all(kind in EXTRA_CAPS for kind, _ in extras)
+        made += [text_key(" ".join(sentences)) for _, sentences in extras]
+    extra_keys = {item.key for item in pool if item.kind in EXTRA_CAPS}
+    assert extra_keys and extra_keys <= set(made)  # every extra the teacher scored is rebuilt by some step
+    assert set(made) <= {item.key for item in pool}  # and nothing the teacher never saw
+    long_document = DOCUMENTS[-1]
+    example = make_example(long_document, DOCUMENTS, DATA, 0)
+    kinds_at = {visit: [kind for kind, _ in pool_extras(example, long_document, DATA, 0, visit, long_every=2)]
+                for visit in (0, 1)}
+    assert "long" in kinds_at[0] and not any(kind.startswith("long") for kind in kinds_at[1])  # every 2nd visit

@@ -86,3 +86,62 @@ def test_teacher_scores_without_a_weight_or_an_empty_folder_are_refused_in_one_l
         PointwiseObjectiveSection(teacher_scores=str(tmp_path)).check("recipe.yaml")
     with pytest.raises(InputError, match="no teacher-score part"):
         load_folder(tmp_path)
+
+
+def test_extras_are_capped_at_their_positive_or_their_long_text():
+    from coherence_metric.training.pointwise.objective import extra_texts
+    from coherence_metric.training.pointwise.texts import PointwiseExample
+
+    long = [f"Long sentence {n}." for n in range(9)]
+    first = PointwiseExample("a", "plain", WHOLE, [], extras=(("cut_first", LEAD), ("long", long),
+                                                              ("long_cut_first", long[:1])))
+    second = PointwiseExample("b", "plain", OTHER, [], extras=(("extract", OTHER[1:]),))
+    texts, caps = extra_texts([first, second], first_index=5)
+    assert texts == [LEAD, long, long[:1], OTHER[1:]]
+    assert caps == [0, None, 6, 1]  # the cut by positive 0, the long text by nothing, its cut by text 5 + 1
+    table = {text_key(" ".join(long)): 0.2, text_key(" ".join(long[:1])): 3.0, text_key(" ".join(LEAD)): 2.0,
+             text_key(" ".join(WHOLE)): 0.5}
+    targets = stored_targets([WHOLE, OTHER, [], [], [], *texts], table, [None] * 5 + caps)
+    assert targets[5:] == [0.5, 0.2, 0.2, None]
+
+
+def test_a_step_with_pool_extras_learns_their_stored_scores(tiny_bert_dir, tmp_path):
+    from coherence_metric.training.pointwise.objective import PointwiseObjective, PointwiseObjectiveSection
+    from coherence_metric.training.pointwise.recipe import PointwiseModelSection, PointwiseRecipe, build_model
+    from coherence_metric.training.pointwise.texts import PointwiseData
+
+    documents = [Document(f"toy:{n}", "toy", [f"Rain fell on town {n}.", f"The roads of town {n} flooded.",
+                                              "Schools stayed shut.", "The mayor spoke."]) for n in range(6)]
+    recipe = PointwiseRecipe(model=PointwiseModelSection(backbone=str(tiny_bert_dir), max_length=64))
+    model, tokenizer = build_model(recipe)
+    data = PointwiseData(corpora=["toy"], min_sentences=4, max_sentences=4, lead_share=1.0, truncation_leads=True,
+                         negatives={"shuffle": 1}, seed=3)
+    section = PointwiseObjectiveSection(bf16=False, batch_size=2, truncation_weight=0.5, teacher_scores=str(tmp_path),
+                                        teacher_mse_weight=1.0, teacher_pool_extras=True)
+    plain = PointwiseObjectiveSection(bf16=False, batch_size=2, truncation_weight=0.5)
+    batch_plain = PointwiseObjective(model, tokenizer, documents, documents, data, plain, 64, 1e-4, {}).batch(0)
+    write_part(tmp_path, Scorer("teacher", "f00", "fp32"), {"0" * 16: 0.0}, {})  # a folder with a part to open
+    batch = PointwiseObjective(model, tokenizer, documents, documents, data, section, 64, 1e-4, {}).batch(0)
+    assert [example.positive for example in batch] == [example.positive for example in batch_plain]
+    assert all(example.extras for example in batch) and not batch_plain[0].extras
+    positive, (kind, cut) = batch[0].positive, batch[0].extras[0]
+    assert kind == "cut_first" and cut == positive[:1]
+    write_part(tmp_path, Scorer("teacher", "f00", "fp32"),
+               {text_key(" ".join(positive)): 1.0, text_key(" ".join(cut)): 4.0}, {})
+    objective = PointwiseObjective(model, tokenizer, documents, documents, data, section, 64, 1e-4, {})
+    for module in model.modules():  # no dropout, so the check below can recompute the step's scores
+        if isinstance(module, torch.nn.Dropout):
+            module.p = 0.0
+    with torch.no_grad():
+        _, parts = objective.loss(batch)
+    own = [example.positive for example in batch] + [n for example in batch for _, n in example.negatives] + \
+        [example.lead for example in batch if example.lead is not None]
+    extras = [sentences for example in batch for _, sentences in example.extras]
+    covered = [index for index, text in enumerate([*own, *extras]) if text in (positive, cut)]
+    assert len(own) in covered and parts["teacher_coverage"] == pytest.approx(len(covered) / (len(own) + len(extras)))
+    with torch.no_grad():
+        scores = objective._forward([*own, *extras], torch.device("cpu"))
+    expected = torch.mean((scores[covered] - 1.0) ** 2).item()  # the cut's 4.0 (and a lead's) capped at 1.0
+    assert parts["teacher_mse"] == pytest.approx(expected, abs=1e-5)
+    with pytest.raises(InputError, match="teacher_pool_extras needs objective.teacher_scores"):
+        PointwiseObjectiveSection(teacher_pool_extras=True).check("recipe.yaml")

@@ -121,6 +121,31 @@ def long_texts(document: Document, style: str, rng: random.Random) -> Iterator[T
     yield "long_cut_third", _cut(window, 1 / 3)
 
 
+#: The pool's texts that the recipe's own steps do not make, each with the kind of the text that caps its target
+#: (a cut, an extract or a shuffle is no better than the whole it came from).
+EXTRA_CAPS = {"cut_first": "positive", "cut_third": "positive", "cut_half": "positive", "extract": "positive",
+              "long_shuffle": "long", "long_cut_first": "long", "long_cut_third": "long", "long": None}
+
+
+def document_texts(example: PointwiseExample, document: Document, data: PointwiseData, epoch: int, visit: int,
+                   long_every: int) -> List[Tuple[str, List[str]]]:
+    """Every pool text of one document's visit (the ``visit``-th of pass ``epoch``): the example's texts, its
+    positive's variants and, every ``long_every``-th visit, a long text and its variants, by kind."""
+    rng = random.Random(f"{data.seed}:pool:{epoch}:{document.id}")
+    made = list(example_texts(example, rng))
+    if long_every and visit % long_every == 0:
+        made.extend(long_texts(document, example.style, rng))
+    return made
+
+
+def pool_extras(example: PointwiseExample, document: Document, data: PointwiseData, epoch: int, visit: int,
+                long_every: int) -> Tuple[Tuple[str, List[str]], ...]:
+    """The pool texts of a visit beyond the example's own (cuts, extract, long text and its variants): what a step
+    adds so the teacher's scores of them are learnt, not only computed."""
+    return tuple((kind, sentences) for kind, sentences in document_texts(example, document, data, epoch, visit,
+                                                                         long_every) if kind in EXTRA_CAPS)
+
+
 def visiting_order(count: int, seed: int, epoch: int) -> List[int]:
     """The order in which the pointwise objective visits ``count`` training documents in pass ``epoch``."""
     order = list(range(count))
@@ -144,11 +169,7 @@ def build_pool(data: PointwiseData, epochs: int = 1, long_every: int = 2,
         for visit, index in enumerate(visiting_order(len(documents), data.seed, epoch)):
             document = documents[index]
             example = make_example(document, documents, data, epoch)
-            rng = random.Random(f"{data.seed}:pool:{epoch}:{document.id}")
-            made = list(example_texts(example, rng))
-            if long_every and visit % long_every == 0:
-                made.extend(long_texts(document, example.style, rng))
-            for kind, sentences in made:
+            for kind, sentences in document_texts(example, document, data, epoch, visit, long_every):
                 text = " ".join(sentences)
                 key = text_key(text)
                 if key in seen or not text.strip():

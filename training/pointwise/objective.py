@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
@@ -28,6 +28,7 @@ from coherence_metric.scoring.transition_pass import TransitionModel
 from coherence_metric.scoring.windows import window_units
 
 from ..checks import refuse_failed
+from ..distil.pool import EXTRA_CAPS, pool_extras
 from ..distil.targets import stored_targets, teacher_mse, teacher_ranking
 from ..distil.teacher_scores import load_folder
 from ..evaluation import score_documents
@@ -97,6 +98,12 @@ class PointwiseObjectiveSection:
         teacher_rank_weight: weight of a logistic ranking of every pair of the step's texts that the stored scores
             order by more than ``teacher_rank_gap`` (the teacher's order across documents, without its scale).
         teacher_rank_gap: stored scores closer than this are not a pair to rank.
+        teacher_pool_extras: each step also scores the pool's other texts of its documents (the positive's cuts and
+            extract; every ``teacher_long_every``-th visit, a 300-800-word text, its shuffle and two cuts) and learns
+            the stored scores of them alone, each capped at its whole's: the long texts users score are otherwise
+            never seen in a step.
+        teacher_long_every: the pool's ``long_every`` (``score_pool --long-every``), so a step rebuilds the same
+            long texts the teacher scored.
     """
 
     batch_size: int = 8
@@ -125,6 +132,8 @@ class PointwiseObjectiveSection:
     teacher_mse_weight: float = 0.0
     teacher_rank_weight: float = 0.0
     teacher_rank_gap: float = 0.1
+    teacher_pool_extras: bool = False
+    teacher_long_every: int = 2
 
     @property
     def boundary(self) -> bool:
@@ -155,6 +164,8 @@ class PointwiseObjectiveSection:
              and (self.teacher_mse_weight + self.teacher_rank_weight > 0) == (self.teacher_scores is not None),
              "objective.teacher_scores goes with a positive teacher_mse_weight or teacher_rank_weight (weights and "
              "teacher_rank_gap >= 0)"),
+            (not self.teacher_pool_extras or (self.teacher_scores is not None and self.teacher_long_every >= 0),
+             "objective.teacher_pool_extras needs objective.teacher_scores (and teacher_long_every >= 0)"),
             (not (self.window_long and self.boundary),
              "objective.window_long does not apply to a boundary head's pass: turn one of them off"),
         ]
@@ -255,6 +266,24 @@ def load_score_teacher(name: str, student: CoherenceModel, student_tokenizer: An
                         student_max_length if same else teacher.max_length)
 
 
+def extra_texts(batch: Sequence[PointwiseExample], first_index: int) -> Tuple[List[List[str]],
+                                                                                List[Optional[int]]]:
+    """The batch's extras in order, placed after ``first_index`` texts (the step's own, whose first
+    ``len(batch)`` are the positives), and for each the index of the text that caps its stored target: its
+    positive, or the long text of the same example (None when there is none)."""
+    texts: List[List[str]] = []
+    caps: List[Optional[int]] = []
+    for position, example in enumerate(batch):
+        long_index: Optional[int] = None
+        for kind, sentences in example.extras:
+            cap_kind = EXTRA_CAPS[kind]
+            caps.append(position if cap_kind == "positive" else long_index if cap_kind == "long" else None)
+            if kind == "long":
+                long_index = first_index + len(texts)
+            texts.append(list(sentences))
+    return texts, caps
+
+
 class PointwiseObjective:
     """The :class:`coherence_metric.training.loop.Objective` of a pointwise recipe (batches addressed by position)."""
 
@@ -303,8 +332,13 @@ class PointwiseObjective:
         """``batch_size`` examples; pass e over the data visits the documents in its own seeded order."""
         examples = []
         for slot in range(self.section.batch_size):
-            epoch, index = divmod(position * self.section.batch_size + slot, len(self.train))
-            examples.append(make_example(self.train[self._order(epoch)[index]], self.train, self.data, epoch))
+            epoch, visit = divmod(position * self.section.batch_size + slot, len(self.train))
+            document = self.train[self._order(epoch)[visit]]
+            example = make_example(document, self.train, self.data, epoch)
+            if self.section.teacher_pool_extras:
+                example = replace(example, extras=pool_extras(example, document, self.data, epoch, visit,
+                                                              self.section.teacher_long_every))
+            examples.append(example)
         return examples
 
     @functools.lru_cache(maxsize=2)  # noqa: B019  (one objective per run; a batch may straddle two passes)
@@ -328,6 +362,9 @@ class PointwiseObjective:
             raise InputError("no negative could be made for a whole batch: turn on more data.negatives kinds")
         device = next(self.model.parameters()).device
         texts = [*positives, *negatives, *(lead for _, lead in leads)]
+        own_count = len(texts)
+        extras, extra_caps = extra_texts(batch, own_count) if self.stored_scores is not None else ([], [])
+        texts += extras
         boundary_logits: List[torch.Tensor] = []
         if self.boundary_head is None:
             scores = self._forward(texts, device)
@@ -339,8 +376,8 @@ class PointwiseObjective:
         if one_sided and self.section.one_sided_min_sentences is not None:
             one_sided = [len(batch[position].positive) >= self.section.one_sided_min_sentences
                          for position, _ in leads]
-        losses = text_losses(scores, len(positives), owner, [position for position, _ in leads], self.section.margin,
-                             one_sided)
+        losses = text_losses(scores[:own_count], len(positives), owner, [position for position, _ in leads],
+                             self.section.margin, one_sided)
         loss = (self.section.logistic_weight * losses["logistic"] + self.section.ranking_weight * losses["ranking"]
                 + self.section.own_ranking_weight * losses["own_ranking"]
                 + self.section.truncation_weight * losses["truncation"]
@@ -363,7 +400,7 @@ class PointwiseObjective:
             loss = loss + self.section.score_distil_weight * distillation
             parts["score_distillation"] = distillation.item()
         if self.stored_scores is not None:
-            capped_by = [None] * (len(positives) + len(negatives)) + [position for position, _ in leads]
+            capped_by = [None] * (len(positives) + len(negatives)) + [position for position, _ in leads] + extra_caps
             targets = stored_targets(texts, self.stored_scores, capped_by)
             mse, ranking = teacher_mse(scores, targets), teacher_ranking(scores, targets, self.section.teacher_rank_gap)
             loss = loss + self.section.teacher_mse_weight * mse + self.section.teacher_rank_weight * ranking

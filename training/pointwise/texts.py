@@ -121,13 +121,15 @@ class PointwiseData:
 
 @dataclass(frozen=True)
 class PointwiseExample:
-    """One coherent short text and its corruptions, each tagged with its kind."""
+    """One coherent short text and its corruptions, each tagged with its kind; ``extras``: texts by kind that only a
+    teacher's stored scores supervise (the pool's cuts, extract and long texts of the same document)."""
 
     id: str
     style: str
     positive: List[str]
     negatives: List[Tuple[str, List[str]]]
     lead: Optional[List[str]] = None
+    extras: Tuple[Tuple[str, List[str]], ...] = ()
 
 
 def lead_length(count: int, cuts: Sequence[str], rng: random.Random) -> int:
