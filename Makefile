@@ -72,12 +72,12 @@ docs-examples: $(STAMP)
 	$(PY) -m tests.docs.runnable_examples --update
 
 # Rewrite the numbers of README.md, docs/index.md and MODELS.md's model cards from benchmarks/reports/ (after a
-# benchmark run that moves them; tests/benchmarks/test_landing.py fails until this is run).
+# benchmark run that moves them; tests/benchmarks/reporting/test_landing.py fails until this is run).
 tables: $(STAMP)
 	$(PY) -m coherence_metric.benchmarks.reporting.landing
 
 lint: $(STAMP)
-	$(VENV)/bin/ruff check coherence_metric research training benchmarks tests archive
+	$(VENV)/bin/ruff check coherence_metric research training benchmarks tools tests archive
 
 clean:
 	rm -rf $(VENV) build dist site *.egg-info

@@ -1,27 +1,40 @@
-"""``coherence-metric benchmark``: run a suite on a checkpoint and print its report (files go to ``--out``).
+"""``coherence-metric benchmark SUITE``: run one suite on a checkpoint and print its report (files go to ``--output``).
 
-Mounted lazily by the main CLI, so ``coherence-metric --help`` never imports torch. User mistakes (an unknown
-suite, a missing model, a bad option value) raise CoherenceMetricError subclasses, which the main CLI prints as
-one line with exit status 2. Every option is validated here or by the scorer before any long work starts.
+Mounted lazily by the main CLI, so ``coherence-metric --help`` never imports torch. Each suite is a subcommand that
+takes only the options its runner reads, so another suite's option is click's usage error before anything loads,
+not an option silently ignored. The options every suite shares are declared once (``run_options``), which also
+builds the run's ``RunSettings`` once. User mistakes (a missing model, a bad option value) raise CoherenceMetricError
+subclasses or click usage errors, which the main CLI prints as one line with exit status 2.
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
+import functools
 import logging
 import re
 import sys
 from pathlib import Path
-from typing import Any, Iterator, Optional, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
 
 import click
 
 from coherence_metric.errors import InputError
 from coherence_metric.research.catalogue import ALL_SUITE_NAMES
-from coherence_metric.statistics.bootstrap import MAX_RESAMPLES
+from coherence_metric.toolkit import MAX_RESAMPLES, resolve_model
 
-from .run_settings import RunSettings
+from . import discoeval
+from .agreement.human_dev import run_human_dev
+from .agreement.summeval_correlation import run_summeval_correlation
+from .harness.settings import RunSettings
+from .localisation.cohesentia import run_cohesentia
+from .paper.runner import run_suite
+from .reporting import render_speed_markdown, render_suite_markdown
+from .reporting.cohesentia_markdown import render_cohesentia_markdown
+from .reporting.correlation_markdown import render_correlation_markdown
+from .reporting.human_dev_markdown import render_human_dev_markdown
+from .reporting.localisation_markdown import render_localisation_markdown
+from .speed.cpu_speed import run_speed
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 DEFAULT_OUT_ROOT = Path("runs") / "benchmarks"
@@ -29,113 +42,320 @@ DEFAULT_OUT_ROOT = Path("runs") / "benchmarks"
 RATED_SUITES = ("summeval-correlation", "human-dev")
 #: Suites of test sets, run by ``_suite``: the ones ``--resume-from`` can take finished sets of.
 TEST_SET_SUITES = ("paper", "probes", "all")
+#: The suite the old ``--suite localisation --split cohesentia-dev`` ran.
+COHESENTIA_DEV = "cohesentia-dev"
+DTYPES = ("auto", "fp32", "bf16", "fp16")
+#: The keyword arguments ``run_options`` declares and turns into ``RunSettings`` fields (with the suites' own
+#: ``--baselines`` and ``--resume-from``, which are settings too).
+_SETTINGS_OPTIONS = ("model", "limit", "out_dir", "seed", "batch_size", "device", "dtype", "no_cache", "cache_dir",
+                     "baselines", "resume_from", "progress")
+#: The old spelling of a subcommand, kept for one release: ``--suite NAME`` / ``-s NAME`` anywhere among the options.
+_SUITE_FLAGS = ("--suite", "-s")
 
 
-@click.command("benchmark", short_help="Measure a checkpoint: test sets, probes, human ratings, speed.")
-@click.option("--model", "-m", default="default", show_default=True,
-              help="'default', a packaged checkpoint, a checkpoint folder, or a Hub repo id.")
-@click.option("--suite", "-s", type=click.Choice(ALL_SUITE_NAMES, case_sensitive=False), default="paper",
-              show_default=True, help="Which suite to run.")
-@click.option("--limit", type=int, default=None,
-              help="Score a seeded subset of N pairs per test set (texts per set for speed; rows per split for "
-                   "discoeval; articles for summeval-correlation; prompts/articles per set for human-dev; "
-                   "documents per kind for localisation, default 300).")
-@click.option("--output", "-o", "out_dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Folder for the .md, .json and .png reports [default: runs/benchmarks/<model label>].")
-@click.option("--out", "out_alias", type=click.Path(file_okay=False, path_type=Path), default=None, hidden=True,
-              help="The old name of --output, kept working.")
-@click.option("--seed", type=int, default=None,
-              help="Seeds subsets, stand-in permutations, the random baseline and the No FT head "
-                   "[default: 0; DiscoEval's own 1111 for --suite discoeval].")
-@click.option("--batch-size", type=int, default=32, show_default=True, help="Most texts per forward pass.")
-@click.option("--device", default=None, help="cpu, cuda, cuda:N or mps [default: a GPU if there is one].")
-@click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16", "fp16"], case_sensitive=False), default=None,
-              help="auto, fp32, bf16 or fp16 (GPU only) [default: auto for --suite speed (bf16 on CPUs with native "
-                   "bf16), fp32 for the others, whose numbers are compared across machines].")
-@click.option("--no-cache", is_flag=True, help="Score everything afresh and write nothing to the cache.")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
-              help="Cache folder [default: $COHERENCE_METRIC_CACHE or ~/.cache/coherence_metric/benchmarks].")
-@click.option("--baselines/--no-baselines", default=True, show_default=True,
-              help="Also score random, No FT (untrained head) and adjacent-sentence cosine.")
-@click.option("--bootstrap", "resamples", type=click.IntRange(0, MAX_RESAMPLES), default=1000, show_default=True,
-              help=f"summeval-correlation and human-dev: bootstrap resamples of articles/prompts, 0 to {MAX_RESAMPLES} "
-                   "(0: no intervals).")
-@click.option("--encoder", default=None, help="DiscoEval only: the encoder spec (minilm, hf:PATH[:pool=mean] ...).")
-@click.option("--tasks", default=None, help="DiscoEval only: comma-separated tasks or groups (SP,BSO,PDTB-E ...).")
-@click.option("--mechanisms", default=None,
-              help="Localisation only: comma-separated transition mechanisms (local-term, pair-alone, cut-drop, "
-                   "window, adjacent-cosine) [default: every one the checkpoint can run].")
-@click.option("--split", type=click.Choice(["test", "dev", "cohesentia-dev"], case_sensitive=False), default=None,
-              help="Localisation only: corrupt the news corpora's test documents (reported numbers) or their dev "
-                   "documents (for choosing a mechanism or a setting), or cohesentia-dev: the real-error dev ruler "
-                   "(CoheSentia's GPT-3 stories with the sentences people marked, and explain's calibrated flags) "
-                   "[default: test].")
-@click.option("--resume-from", type=click.Path(exists=True, dir_okay=False, path_type=Path), multiple=True,
-              help="paper/probes/all: an earlier run's <suite>.json (partial or finished, same model, systems, "
-                   "limit and seed, e.g. from another machine) whose finished test sets are taken, not scored again, "
-                   "with the score parts of a set it had begun (its folder's score-parts/); repeat it to take sets "
-                   "from several reports.")
-@click.option("--progress/--quiet", default=None,
-              help="Progress bars on stderr [default: when stderr is a terminal; otherwise (nohup, a job log) the "
-                   "timestamped lines of --verbose]; --quiet: neither.")
-@click.option("--no-progress", "no_progress_alias", is_flag=True, hidden=True, help="The old name of --quiet.")
-@click.option("--verbose", "-v", is_flag=True, help="Log each test set's result to stderr as it finishes.")
-def benchmark(model: str, suite: str, limit: Optional[int], out_dir: Optional[Path], seed: Optional[int],
-              batch_size: int,
-              device: Optional[str], dtype: Optional[str], no_cache: bool, cache_dir: Optional[Path], baselines: bool,
-              resamples: int, encoder: Optional[str], tasks: Optional[str], mechanisms: Optional[str],
-              split: Optional[str], resume_from: Tuple[Path, ...], progress: Optional[bool], verbose: bool,
-              out_alias: Optional[Path] = None, no_progress_alias: bool = False) -> None:
-    """Benchmark a checkpoint: the paper's test sets, the linguistic probes, agreement with human ratings
-    (summeval-correlation, human-dev), DiscoEval, or scoring speed."""
-    out_dir = out_dir or out_alias
-    if no_progress_alias:
-        progress = False
-    name = suite.strip().casefold()
-    if name not in ALL_SUITE_NAMES:
-        raise InputError(f"unknown suite {suite!r}: choose one of {', '.join(ALL_SUITE_NAMES)}")
-    if limit is not None and limit < 1:
-        raise InputError(f"--limit must be a positive integer, got {limit}")
-    if batch_size < 1:
-        raise InputError(f"--batch-size must be a positive integer, got {batch_size}")
-    if split is not None and name != "localisation":
-        raise InputError(f"--split is for --suite localisation only; --suite {name} measures its own test sets")
-    if mechanisms:
-        from coherence_metric.analysis.mechanisms import check_mechanism_name
+def _take_option(args: List[str], flags: Sequence[str]) -> Tuple[Optional[str], List[str]]:
+    """The value given to any of ``flags`` (``--flag V``, ``--flag=V``, ``-fV``) and the arguments without it."""
+    for index, token in enumerate(args):
+        for flag in flags:
+            if token == flag and index + 1 < len(args):
+                return args[index + 1], args[:index] + args[index + 2:]
+            attached = flag + "=" if flag.startswith("--") else flag
+            if token.startswith(attached) and len(token) > len(attached):
+                return token[len(attached):], args[:index] + args[index + 1:]
+    return None, args
 
-        for mechanism in _mechanism_names(mechanisms):
-            check_mechanism_name(mechanism)  # a typo is refused before the checkpoint and the data load
-    if resume_from and name not in TEST_SET_SUITES:
-        raise InputError(f"--resume-from is for --suite {', '.join(TEST_SET_SUITES)}; --suite {name} has no test "
-                         "sets to take from an earlier run")
-    if dtype is None:
-        dtype = "auto" if name == "speed" else "fp32"
-    settings = RunSettings(model=model, limit=limit, seed=seed or 0, batch_size=batch_size, device=device,
-                           dtype=dtype, baselines=baselines, use_cache=not no_cache, cache_dir=cache_dir,
-                           out_dir=out_dir, progress=sys.stderr.isatty() if progress is None else progress,
-                           resume_from=resume_from)
-    # A run hours long under nohup or in a job log has no bar: it says what it finished instead of nothing.
-    with _logging_to_stderr(verbose or (progress is None and not sys.stderr.isatty())):
-        if name == "discoeval":
-            _discoeval(settings, encoder, tasks, seed)
-            return
-        settings = dataclasses.replace(settings, out_dir=out_dir or default_out_dir(model))
-        if name in RATED_SUITES:
-            _rated(name, settings, resamples)
-        elif name == "speed":
-            _speed(settings)
-        elif name == "localisation" and (split or "").casefold() == "cohesentia-dev":
-            _cohesentia(settings)
-        elif name == "localisation":
-            _localisation(settings, mechanisms, (split or "test").casefold())
-        else:
-            _suite(name, settings)
+
+def _suite_first(args: List[str], suites: Sequence[str]) -> List[str]:
+    """The deprecated ``benchmark [OPTIONS] --suite NAME`` as ``benchmark NAME [OPTIONS]``, said in one line on stderr
+    when NAME is one of ``suites`` (scripts written for the one command keep working for one release; an unknown NAME
+    is left to the one-line error of an unknown suite); other arguments pass as they are."""
+    if not args or not args[0].startswith("-"):
+        return args
+    name, rest = _take_option(args, _SUITE_FLAGS)
+    if name is None:
+        return args
+    name = name.casefold()
+    if name == "localisation":
+        split, without_split = _take_option(rest, ("--split",))
+        if split is not None and split.casefold() == COHESENTIA_DEV:
+            name, rest = COHESENTIA_DEV, without_split
+    if name in suites:
+        click.echo(f"coherence-metric: warning: benchmark --suite {name} is deprecated and goes in the next release: "
+                   f"run coherence-metric benchmark {name} [OPTIONS]", err=True)
+    return [name, *rest]
+
+
+class SuiteCommand(click.Command):
+    """A suite's subcommand: another suite's option is refused in a line that names the suites taking it."""
+
+    def parse_args(self, ctx: click.Context, args: List[str]) -> List[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as error:
+            owners = _suites_taking(ctx.parent, error.option_name) if ctx.parent is not None else []
+            if not owners:
+                raise
+            raise click.NoSuchOption(error.option_name, ctx=ctx, message=(
+                f"{error.option_name} is an option of benchmark {', '.join(owners)}, not of benchmark {self.name}"
+            )) from None
+
+
+def _suites_taking(group_context: click.Context, option: str) -> List[str]:
+    """The suites (subcommands of the group of ``group_context``) that declare ``option``."""
+    group = group_context.command
+    if not isinstance(group, click.Group):
+        return []
+    commands = [(name, group.get_command(group_context, name)) for name in group.list_commands(group_context)]
+    return [name for name, command in commands if command is not None
+            and any(option in param.opts + param.secondary_opts for param in command.params)]
+
+
+class BenchmarkGroup(click.Group):
+    """``benchmark``: one subcommand per suite, listed in the catalogue's order, the suite's name before its options."""
+
+    command_class = SuiteCommand
+
+    def list_commands(self, ctx: click.Context) -> List[str]:
+        """The suites in the catalogue's order (click would sort them), any other command after them."""
+        order = {name: index for index, name in enumerate(ALL_SUITE_NAMES)}
+        return sorted(self.commands, key=lambda name: order.get(name, len(order)))
+
+    def parse_args(self, ctx: click.Context, args: List[str]) -> List[str]:
+        args = _suite_first(list(args), self.list_commands(ctx))
+        if args and args[0].startswith("-") and args[0] not in ctx.help_option_names:
+            ctx.fail(f"{args[0]} goes after the suite: coherence-metric benchmark SUITE [OPTIONS], SUITE one of "
+                     f"{', '.join(self.list_commands(ctx))}")
+        return super().parse_args(ctx, args)
+
+    def resolve_command(self, ctx: click.Context, args: List[str]) -> Tuple[Optional[str], Optional[click.Command],
+                                                                             List[str]]:
+        name = args[0].casefold() if args else ""
+        if name not in self.commands:
+            ctx.fail(f"unknown suite {args[0]!r}: choose one of {', '.join(self.list_commands(ctx))}")
+        return super().resolve_command(ctx, [name, *args[1:]])
+
+
+@click.group("benchmark", cls=BenchmarkGroup, subcommand_metavar="SUITE [OPTIONS]",
+             short_help="Measure a checkpoint: test sets, probes, human ratings, speed.")
+def benchmark() -> None:
+    """Benchmark a checkpoint on one SUITE: the paper's test sets, the linguistic probes, agreement with human
+    ratings (summeval-correlation, human-dev), scoring speed, where explain's lowest transition falls (localisation,
+    cohesentia-dev), or DiscoEval's probes of a sentence encoder. `coherence-metric benchmark SUITE --help` lists
+    the suite's options."""
+
+
+def _default_dtype(suite: str) -> str:
+    """Speed measures what a user gets (``auto``); every other suite's numbers are compared across machines (fp32)."""
+    return "auto" if suite == "speed" else "fp32"
+
+
+def _shared_options(suite: str, limit: Optional[str], scorer: bool, cache: bool, seed: bool) -> List[Any]:
+    """The click options of ``run_options``, in the order ``--help`` lists them."""
+    options = [click.option("--model", "-m", default="default", show_default=True,
+                            help="'default', a packaged checkpoint, a checkpoint folder, or a Hub repo id.")]
+    if limit is not None:
+        options.append(click.option("--limit", type=click.IntRange(min=1), default=None,
+                                    help=f"Score a seeded subset: {limit}."))
+    options.append(click.option("--output", "-o", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+                                default=None, help="Folder for the .md, .json and .png reports "
+                                                   f"[default: {_default_out_help(suite)}]."))
+    if seed:
+        options.append(click.option("--seed", type=int, default=0, show_default=True,
+                                    help="Seeds subsets, stand-in permutations, corruptions, the bootstrap, the "
+                                         "random baseline and the No FT head."))
+    if scorer:
+        options += [
+            click.option("--batch-size", type=click.IntRange(min=1), default=32, show_default=True,
+                         help="Most texts per forward pass."),
+            click.option("--device", default=None, help="cpu, cuda, cuda:N or mps [default: a GPU if there is one]."),
+            click.option("--dtype", type=click.Choice(DTYPES, case_sensitive=False), default=_default_dtype(suite),
+                         show_default=True, help=_dtype_help(suite)),
+        ]
+    if cache:
+        options += [
+            click.option("--no-cache", is_flag=True, help="Score everything afresh and write nothing to the cache."),
+            click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+                         help="Cache folder [default: $COHERENCE_METRIC_CACHE or "
+                              "~/.cache/coherence_metric/benchmarks]."),
+        ]
+    return options + [
+        click.option("--progress/--quiet", default=None,
+                     help="Progress bars on stderr [default: when stderr is a terminal; otherwise (nohup, a job log) "
+                          "the timestamped lines of --verbose]; --quiet: neither."),
+        click.option("--verbose", "-v", is_flag=True, help="Log each finished part of the run to stderr."),
+    ]
+
+
+def _default_out_help(suite: str) -> str:
+    return "runs/benchmarks/discoeval" if suite == "discoeval" else "runs/benchmarks/<model label>"
+
+
+def _dtype_help(suite: str) -> str:
+    if suite == "speed":
+        return "auto, fp32, bf16 or fp16 (GPU only); auto is bf16 on CPUs with native bf16, as users get it."
+    return "auto, fp32, bf16 or fp16 (GPU only); fp32 by default, since these numbers are compared across machines."
+
+
+def run_options(suite: str, *, limit: Optional[str], scorer: bool = True, cache: bool = True,
+                seed: bool = True) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Declare the options every suite shares, and call the suite with one ``RunSettings`` built from them.
+
+    One declaration keeps the spellings, defaults and checks alike across suites; a suite whose runner has no use
+    for some of them leaves them out, so they are refused rather than ignored.
+
+    Args:
+        suite: the subcommand's name (its default dtype and report folder).
+        limit: what ``--limit N`` counts for this suite (``"N pairs per test set"``); None: no ``--limit``.
+        scorer: ``--batch-size``, ``--device``, ``--dtype`` (the suite runs the coherence scorer).
+        cache: ``--no-cache``, ``--cache-dir`` (the suite caches what it scored).
+        seed: ``--seed`` (default 0); False where the suite declares its own.
+    """
+
+    def decorate(function: Callable[..., None]) -> Callable[..., None]:
+        @functools.wraps(function, updated=())
+        def command(**options: Any) -> None:
+            verbose, progress = options.pop("verbose"), options.get("progress")
+            settings = _run_settings(suite, {name: options.pop(name) for name in _SETTINGS_OPTIONS if name in options})
+            # A run hours long under nohup or in a job log has no bar: it says what it finished instead of nothing.
+            with _logging_to_stderr(verbose or (progress is None and not sys.stderr.isatty())):
+                function(settings, **options)
+
+        command.__click_params__ = list(getattr(function, "__click_params__", []))  # type: ignore[attr-defined]
+        for option in reversed(_shared_options(suite, limit, scorer, cache, seed)):
+            command = option(command)
+        return command
+
+    return decorate
+
+
+def _run_settings(suite: str, options: dict[str, Any]) -> RunSettings:
+    """The run's settings from the options its suite declared (the others keep RunSettings' defaults)."""
+    model = options.get("model", "default")
+    progress = options.pop("progress", None)
+    return RunSettings(
+        model=model, limit=options.get("limit"), seed=options.get("seed", 0),
+        batch_size=options.get("batch_size", 32), device=options.get("device"),
+        dtype=options.get("dtype") or _default_dtype(suite), baselines=options.get("baselines", True),
+        use_cache=not options.get("no_cache", False), cache_dir=options.get("cache_dir"),
+        out_dir=options.get("out_dir") or _default_out_dir(suite, model),
+        progress=sys.stderr.isatty() if progress is None else progress, resume_from=options.get("resume_from", ()))
+
+
+def _default_out_dir(suite: str, model: str) -> Path:
+    """DiscoEval's reports go to one folder (its encoder need not be a checkpoint); the others' to the model's."""
+    return DEFAULT_OUT_ROOT / "discoeval" if suite == "discoeval" else default_out_dir(model)
+
+
+def _baselines_option(which: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    return click.option("--baselines/--no-baselines", default=True, show_default=True, help=f"Also score {which}.")
+
+
+_RESUME_OPTION = click.option(
+    "--resume-from", type=click.Path(exists=True, dir_okay=False, path_type=Path), multiple=True,
+    help="An earlier run's <suite>.json (partial or finished, same model, systems, limit and seed, e.g. from another "
+         "machine) whose finished test sets are taken, not scored again, with the score parts of a set it had begun "
+         "(its folder's score-parts/); repeat it to take sets from several reports.")
+_BOOTSTRAP_OPTION = click.option(
+    "--bootstrap", "resamples", type=click.IntRange(0, MAX_RESAMPLES), default=1000, show_default=True,
+    help=f"Bootstrap resamples of articles or prompts, 0 to {MAX_RESAMPLES} (0: no intervals).")
+_TEST_SET_BASELINES = "random, No FT (an untrained head) and adjacent-sentence cosine"
+_RATED_BASELINES = _TEST_SET_BASELINES + ", and word count, sentence count and repeated word trigrams"
+
+
+def _test_set_command(name: str, short: str, what: str) -> None:
+    """``benchmark paper|probes|all``: one command each, the same options."""
+
+    @benchmark.command(name, short_help=short,
+                       help=f"{what} Accuracy of the model and the baselines, beside the published numbers.")
+    @run_options(name, limit="N pairs per test set")
+    @_baselines_option(_TEST_SET_BASELINES)
+    @_RESUME_OPTION
+    def command(settings: RunSettings) -> None:
+        _suite(name, settings)
+
+
+def _rated_command(name: str, short: str, what: str, limit: str) -> None:
+    """``benchmark summeval-correlation|human-dev``: one command each, the same options."""
+
+    @benchmark.command(name, short_help=short, help=what)
+    @run_options(name, limit=limit)
+    @_baselines_option(_RATED_BASELINES)
+    @_BOOTSTRAP_OPTION
+    def command(settings: RunSettings, resamples: int) -> None:
+        _rated(name, settings, resamples)
+
+
+_test_set_command("paper", "The paper's test sets and our stand-ins.",
+                  "The paper's test sets (SummEval, LMvLM, INSTED-WIKI, StoryCloze) and our stand-ins.")
+_test_set_command("probes", "The eight linguistic probes.", "The eight linguistic probes.")
+_test_set_command("all", "The paper suite and the probes.", "The paper suite and the probes, in one report.")
+_rated_command("summeval-correlation", "Correlation with SummEval's experts.",
+               "The field's protocol: correlation with SummEval's expert coherence ratings (summary, system and "
+               "dataset level), beside published metrics.", "N articles (all 16 summaries of each)")
+_rated_command("human-dev", "Agreement with people on the dev sets.",
+               "Pairwise agreement with people on the human-judged dev sets (HANNA, DeltaScore, FFCI), for each "
+               "fixed half (dev-select, dev-report).", "N prompts or articles per set")
+
+
+@benchmark.command("speed", short_help="Texts per second and memory.",
+                   help="Texts per second and memory against a paper-faithful reference and the encoder's "
+                        "forward-only limit; run it alone on the machine.")
+@run_options("speed", limit="N texts per row [default: 1,000]", cache=False)
+def speed_command(settings: RunSettings) -> None:
+    _speed(settings)
+
+
+def _check_mechanisms(ctx: click.Context, param: click.Parameter, value: Optional[str]) -> Optional[str]:
+    """Refuse a misspelt mechanism while the options are read, before the checkpoint and the data load."""
+    from coherence_metric.toolkit import check_mechanism_name
+
+    try:
+        for mechanism in _mechanism_names(value or ""):
+            check_mechanism_name(mechanism)
+    except InputError as error:
+        raise click.BadParameter(str(error), ctx=ctx, param=param) from None
+    return value
+
+
+@benchmark.command("localisation", short_help="Where the lowest transition falls.",
+                   help="Where the lowest transition of corrupted held-out news documents falls, per transition "
+                        "mechanism.")
+@run_options("localisation", limit="N documents per kind [default: 300]")
+@_baselines_option("random and adjacent-sentence cosine")
+@click.option("--mechanisms", default=None, callback=_check_mechanisms,
+              help="Comma-separated transition mechanisms (local-term, pair-alone, cut-drop, window, adjacent-cosine) "
+                   "[default: every one the checkpoint can run].")
+@click.option("--split", type=click.Choice(["test", "dev"], case_sensitive=False), default="test", show_default=True,
+              help="Corrupt the test documents (reported numbers) or the dev documents (for choosing a mechanism or "
+                   "a setting).")
+def localisation_command(settings: RunSettings, mechanisms: Optional[str], split: str) -> None:
+    _localisation(settings, mechanisms, split.casefold())
+
+
+@benchmark.command(COHESENTIA_DEV, short_help="Explain's flags on real errors (dev).",
+                   help="The real-error dev ruler: how explain's evidence ranks the sentences people marked in "
+                        "CoheSentia's GPT-3 stories, and its calibrated flags.")
+@run_options(COHESENTIA_DEV, limit=None)
+def cohesentia_command(settings: RunSettings) -> None:
+    _cohesentia(settings)
+
+
+@benchmark.command("discoeval", short_help="DiscoEval's probes of a sentence encoder.",
+                   help="DiscoEval's probes of a sentence encoder (--encoder), or of a checkpoint's backbone "
+                        "(--model) where the checkpoint encoder is installed.")
+@run_options("discoeval", limit="N rows per split", scorer=False, seed=False)
+@click.option("--seed", "discoeval_seed", type=int, default=None,
+              help="Seeds the subsets, the inner valid split and the probe [default: DiscoEval's own, 1111].")
+@click.option("--encoder", default=None,
+              help="The encoder spec: minilm[:pool=mean], hf:PATH_OR_ID[:layer=N|avg][:pool=cls|mean], "
+                   "checkpoint:MODEL or trained:FOLDER [default: checkpoint:MODEL of --model].")
+@click.option("--tasks", default=None, help="Comma-separated tasks or groups (SP,BSO,PDTB-E ...) [default: all].")
+def discoeval_command(settings: RunSettings, discoeval_seed: Optional[int], encoder: Optional[str],
+                      tasks: Optional[str]) -> None:
+    _discoeval(settings, encoder, tasks, discoeval_seed)
 
 
 def _suite(suite: str, settings: RunSettings) -> None:
-    from .reporting import render_suite_markdown
-    from .suites import run_suite
-
     result = run_suite(suite, settings)
     click.echo(render_suite_markdown(result))
     _echo_outputs(result)
@@ -144,20 +364,17 @@ def _suite(suite: str, settings: RunSettings) -> None:
 def _rated(suite: str, settings: RunSettings, resamples: int) -> None:
     """Run a suite of human-rated texts (summeval-correlation or human-dev) and print its report."""
     if suite == "human-dev":
-        from .human_dev import run_human_dev as run
-        from .reporting.human_dev_markdown import render_human_dev_markdown as render
+
+        result = run_human_dev(settings, resamples=resamples)
+        click.echo(render_human_dev_markdown(result))
     else:
-        from .reporting.correlation_markdown import render_correlation_markdown as render
-        from .summeval_correlation import run_summeval_correlation as run
-    result = run(settings, resamples=resamples)
-    click.echo(render(result))
+
+        result = run_summeval_correlation(settings, resamples=resamples)
+        click.echo(render_correlation_markdown(result))
     _echo_outputs(result)
 
 
 def _speed(settings: RunSettings) -> None:
-    from .reporting import render_speed_markdown
-    from .speed import run_speed
-
     result = run_speed(settings)
     click.echo(render_speed_markdown(result))
     _echo_outputs(result)
@@ -166,8 +383,7 @@ def _speed(settings: RunSettings) -> None:
 def _localisation(settings: RunSettings, mechanisms: Optional[str], split: str) -> None:
     """Where the lowest transition of corrupted held-out documents (of the test or the dev split) falls, per
     transition mechanism."""
-    from .localisation import run_localisation
-    from .reporting.localisation_markdown import render_localisation_markdown
+    from .localisation.corrupted_news import run_localisation
 
     result = run_localisation(settings, mechanisms=_mechanism_names(mechanisms) if mechanisms else None, split=split)
     click.echo(render_localisation_markdown(result))
@@ -181,9 +397,6 @@ def _mechanism_names(mechanisms: str) -> list[str]:
 
 def _cohesentia(settings: RunSettings) -> None:
     """The real-error dev ruler: how explain's evidence ranks the sentences people marked, and its flags."""
-    from .cohesentia import run_cohesentia
-    from .reporting.cohesentia_markdown import render_cohesentia_markdown
-
     result = run_cohesentia(settings)
     click.echo(render_cohesentia_markdown(result))
     _echo_outputs(result)
@@ -191,27 +404,22 @@ def _cohesentia(settings: RunSettings) -> None:
 
 def _discoeval(settings: RunSettings, encoder: Optional[str], tasks: Optional[str], seed: Optional[int]) -> None:
     """DiscoEval probes a sentence encoder; ``seed`` None keeps DiscoEval's own."""
-    from .discoeval import registered_prefixes, render_markdown, run_discoeval
-
     if encoder is None:
-        if "checkpoint" not in registered_prefixes():
-            raise InputError("--suite discoeval needs --encoder SPEC (e.g. minilm or hf:PATH[:pool=mean]): "
+        if "checkpoint" not in discoeval.registered_prefixes():
+            raise InputError("benchmark discoeval needs --encoder SPEC (e.g. minilm or hf:PATH[:pool=mean]): "
                              "DiscoEval probes a sentence encoder, not a coherence score")
         encoder = f"checkpoint:{settings.model}"
     task_list = [task.strip() for task in tasks.split(",") if task.strip()] if tasks else None
-    folder = settings.out_dir or DEFAULT_OUT_ROOT / "discoeval"
     cache_dir = Path(settings.cache_dir) / "discoeval" if settings.cache_dir else None
     seeded: dict[str, Any] = {} if seed is None else {"seed": seed}
-    result = run_discoeval(encoder, tasks=task_list, limit=settings.limit, out_dir=folder, cache_dir=cache_dir,
-                           use_cache=settings.use_cache, **seeded)
-    click.echo(render_markdown(result))
+    result = discoeval.run_discoeval(encoder, tasks=task_list, limit=settings.limit, out_dir=settings.out_dir,
+                                     cache_dir=cache_dir, use_cache=settings.use_cache, **seeded)
+    click.echo(discoeval.render_markdown(result))
     _echo_outputs(result)
 
 
 def default_out_dir(model: str) -> Path:
     """Return ``runs/benchmarks/<model label>`` (resolving the model first, so a missing one fails at once)."""
-    from coherence_metric.models.registry import resolve_model
-
     label = resolve_model(model).label
     return DEFAULT_OUT_ROOT / (re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "model")
 
@@ -238,3 +446,4 @@ def _logging_to_stderr(enabled: bool) -> Iterator[None]:
     finally:
         LOGGER.removeHandler(handler)
         LOGGER.setLevel(previous)
+

@@ -18,7 +18,7 @@ Layout, lowest layer first (an import never points up a layer: ``tests/packaging
 - ``analysis/``: ``explain``'s mechanisms and per-sentence flags;
 - ``scorer`` (its options, one ``ScorerSettings``, in ``settings``) and what is built on it: ``results``,
   ``systems``, ``report/``, ``dataframe``, ``diagnostics``, ``distributed``;
-- front ends: ``cli/`` and ``integrations/``.
+- front ends: ``cli/``, ``integrations/``, and ``toolkit``, the named pieces training and benchmarks build on.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import secrets
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from coherence_metric.safe_json import InvalidJson, parse_json
+from coherence_metric.toolkit import InvalidJson, parse_json
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 

@@ -16,7 +16,7 @@ from coherence_metric.research.datasets.base import DEFAULT_SEED
 from coherence_metric.research.standins import NEWS_INTRUSION, NEWS_PERMUTED, STANDIN_TEST_SETS, load_standin
 
 #: The paper's Table 1 test sets as we have them; the last three are stand-ins (see
-#: ``coherence_metric.benchmarks.published``).
+#: ``coherence_metric.benchmarks.paper.published``).
 PAPER_TEST_SETS = (
     "SUMMEVAL",
     "LMVLM",
@@ -31,8 +31,9 @@ SUITES: dict[str, tuple[str, ...]] = {
     "probes": tuple(PROBE_TEST_SETS),
     "all": PAPER_TEST_SETS + tuple(PROBE_TEST_SETS),
 }
-#: Suites that are not lists of test sets; the CLI dispatches them to their own runners.
-OTHER_SUITES = ("summeval-correlation", "human-dev", "speed", "discoeval", "localisation")
+#: Suites that are not lists of test sets; the CLI dispatches them to their own runners (``cohesentia-dev``: the
+#: real-error dev ruler of explain's flags).
+OTHER_SUITES = ("summeval-correlation", "human-dev", "speed", "discoeval", "localisation", "cohesentia-dev")
 ALL_SUITE_NAMES = tuple(SUITES) + OTHER_SUITES
 
 

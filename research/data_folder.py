@@ -38,8 +38,9 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, TextIO
 from urllib.parse import quote
 
-from coherence_metric.models.checkpoint_config import sha256_of_file
 from coherence_metric.research.data_dir import ENV_VAR, find_shared_data_dir
+from coherence_metric.research.pickles import loads_restricted
+from coherence_metric.toolkit import sha256_of_file
 
 MANIFEST_PATH = Path(__file__).resolve().parent / "data_manifest.json"
 #: The URL prefix of the manifest's raw files; ``--base-url`` swaps it for a mirror laid out as ``REPO/COMMIT/PATH``.
@@ -223,7 +224,6 @@ def _transform(entry: dict, raw: bytes) -> bytes:
     if transform == "xz":
         return lzma.compress(raw, preset=6)
     if transform == "json-from-pickle":
-        from coherence_metric.research.pickles import loads_restricted
 
         return json.dumps(loads_restricted(raw), ensure_ascii=False).encode("utf-8")
     raise FetchError(f"unknown transform {transform!r}")

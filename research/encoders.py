@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Mapping, Optional, Protocol, Sequence, Union
 import numpy as np
 
 from coherence_metric.errors import InputError
-from coherence_metric.scoring.batching import pad_to_width
+from coherence_metric.toolkit import pad_to_width
 
 logger = logging.getLogger("coherence_metric.benchmarks")
 

@@ -1,6 +1,6 @@
 """The localisation recipe's corrupted texts: held-out news documents broken at one known place, and the hit rule.
 
-Shared by the localisation benchmark (``coherence-metric benchmark --suite localisation``, which reads them on the
+Shared by the localisation benchmark (``coherence-metric benchmark localisation``, which reads them on the
 test split and reports) and the transition model's training (``family: transition_model``, which reads them on the
 dev split to choose its step), so both see the same texts and count a hit the same way. Documents (the first 10
 sentences of the news corpora's held-out documents, those of at least ``MIN_SENTENCES``) are corrupted three ways:

@@ -6,9 +6,9 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from coherence_metric.models.model import CoherenceModel
-from coherence_metric.scorer import CoherenceScorer, TruncationWarning
-from coherence_metric.scoring.sentence_pass import SentenceEmbedder
+from coherence_metric import CoherenceModel, CoherenceScorer
+from coherence_metric.errors import TruncationWarning
+from coherence_metric.toolkit import SentenceEmbedder
 
 from .data.examples import TrainingItem
 from .data.intrusions import Intrusion, intrusion_document

@@ -9,11 +9,16 @@ from typing import Any, Tuple
 import torch
 from torch import nn
 
+from coherence_metric import CoherenceModel, load_checkpoint
 from coherence_metric.errors import InputError
-from coherence_metric.models.backbones import resolve_backbone_folder
-from coherence_metric.models.checkpoint_config import BackboneSpec, sha256_of_file
-from coherence_metric.models.layers import encoder_layers
-from coherence_metric.models.model import CoherenceModel
+from coherence_metric.toolkit import (
+    BackboneSpec,
+    encoder_layers,
+    peft_deprecation_hidden,
+    resolve_backbone_folder,
+    resolve_model,
+    sha256_of_file,
+)
 
 from .config import RecipeConfig
 
@@ -60,7 +65,6 @@ def apply_lora(model: CoherenceModel, recipe: RecipeConfig) -> None:
     """
     from peft import LoraConfig, get_peft_model
 
-    from coherence_metric.models.quiet import peft_deprecation_hidden
 
     assert recipe.lora is not None
     targets = list(recipe.lora.target_modules)
@@ -89,9 +93,6 @@ def set_dropout(backbone: nn.Module, probability: float) -> int:
 
 def start_from_checkpoint(model: CoherenceModel, name: str) -> None:
     """Copy a coherence checkpoint's backbone and head into ``model``, which must stand on the same backbone."""
-    from coherence_metric.models.checkpoint import load_checkpoint
-    from coherence_metric.models.registry import resolve_model
-
     loaded = load_checkpoint(resolve_model(name, local_files_only=True).folder)
     ours, theirs = model.backbone_spec, loaded.model.backbone_spec
     if theirs.weights_sha256 != ours.weights_sha256 or loaded.model.hidden_size != model.hidden_size:

@@ -25,10 +25,9 @@ from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tupl
 
 import torch
 
+from coherence_metric import save_checkpoint
 from coherence_metric.errors import InputError
-from coherence_metric.models.checkpoint import save_checkpoint
-from coherence_metric.scoring.runtime import autocast_context
-from coherence_metric.scoring.sentence_pass import SentenceEmbedder
+from coherence_metric.toolkit import SentenceEmbedder, autocast_context
 
 from . import distributed
 from .config import RecipeConfig

@@ -14,6 +14,10 @@ from typing import Any, List, Sequence, Tuple
 import torch
 from torch import nn
 
+from coherence_metric.toolkit import quiet_transformers
+
+from .model_setup import backbone_folder
+
 DEFAULT_WORD_VECTORS = "sentence-transformers/all-MiniLM-L6-v2"
 
 
@@ -30,9 +34,7 @@ class WordVectors:
         """Read the input embeddings of a Hugging Face encoder (local folder, cache, installed package, Hub)."""
         from transformers import AutoModel, AutoTokenizer
 
-        from coherence_metric.models.quiet import quiet_transformers
 
-        from .model_setup import backbone_folder
 
         folder = backbone_folder(name_or_path, revision)
         with quiet_transformers():

@@ -13,6 +13,7 @@ from typing import Any, Optional, Union
 
 from coherence_metric.errors import InputError
 from coherence_metric.research.encoders import HuggingFaceEncoder
+from coherence_metric.toolkit import read_checkpoint_config, resolve_model
 
 logger = logging.getLogger("coherence_metric.benchmarks")
 
@@ -24,9 +25,6 @@ class CheckpointEncoder(HuggingFaceEncoder):
 
     def __init__(self, model: str, layer: Union[int, str] = -1, pooling: Optional[str] = None, batch_size: int = 64,
                  max_length: Optional[int] = None, device: str = "cpu", display_name: Optional[str] = None) -> None:
-        from coherence_metric.models.checkpoint_config import read_checkpoint_config
-        from coherence_metric.models.registry import resolve_model
-
         resolved = resolve_model(model)
         self.checkpoint_folder = resolved.folder
         self.checkpoint_config = read_checkpoint_config(resolved.folder)
@@ -51,7 +49,7 @@ class CheckpointEncoder(HuggingFaceEncoder):
     def _load(self) -> None:
         if self._model is not None:
             return
-        from coherence_metric.models.checkpoint import load_checkpoint
+        from coherence_metric import load_checkpoint
 
         logger.info("loading the backbone of checkpoint %s on %s", self.checkpoint_folder, self.device)
         loaded = load_checkpoint(self.checkpoint_folder)

@@ -1,6 +1,6 @@
 """One DiscoEval table from several runs: a row per trained encoder, then the papers' rows it is compared with.
 
-Each encoder is benchmarked on its own (``coherence-metric benchmark --suite discoeval --encoder X --out DIR``);
+Each encoder is benchmarked on its own (``coherence-metric benchmark discoeval --encoder X --output DIR``);
 a training objective's results (CONPONO k=1 vs k=2, the DiscoEval criteria rows, the multi-view views) are
 read side by side with the published rows of the same shape. Runs are combined only when they were
 evaluated alike (same seed and row limit), so every row is measured on the same DiscoEval items.
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, List, Mapping, Optional, Sequence, Tuple
 
 from coherence_metric.errors import CoherenceMetricError, InputError
-from coherence_metric.safe_json import parse_json
+from coherence_metric.toolkit import parse_json
 
 from ..reporting.combine import check_comparable_runs, parse_labelled_report
 from .published import ALL_PUBLISHED_ROWS, PUBLISHED_ROWS, PublishedRow
@@ -25,7 +25,7 @@ from .tasks import GROUPS
 
 
 def read_discoeval_run(path: Path) -> dict[str, Any]:
-    """Read one DiscoEval report (the ``.json`` that ``benchmark --suite discoeval`` writes), or a one-line error."""
+    """Read one DiscoEval report (the ``.json`` that ``benchmark discoeval`` writes), or a one-line error."""
     try:
         result = parse_json(Path(path).read_bytes(), f"DiscoEval report {path}")
     except FileNotFoundError:
@@ -33,7 +33,7 @@ def read_discoeval_run(path: Path) -> dict[str, Any]:
     except OSError as error:
         raise InputError(f"DiscoEval report {path}: cannot read it ({error.strerror or error})") from None
     if not isinstance(result, dict) or result.get("suite") != "discoeval" or "groups" not in result:
-        raise InputError(f"{path} is not a DiscoEval report: was it written by `benchmark --suite discoeval`?")
+        raise InputError(f"{path} is not a DiscoEval report: was it written by `benchmark discoeval`?")
     return result
 
 

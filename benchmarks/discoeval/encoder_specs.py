@@ -23,8 +23,10 @@ from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from coherence_metric.errors import InputError
-from coherence_metric.install_hints import pip_install_hint
 from coherence_metric.research.encoders import HuggingFaceEncoder, SentenceEncoder, transformer_encoder_options
+from coherence_metric.toolkit import pip_install_hint
+
+from .checkpoint_encoder import CheckpointEncoder
 
 EncoderFactory = Callable[[str, Mapping[str, str]], SentenceEncoder]
 """Builds an encoder from a spec's target (text after ``PREFIX:``, options removed) and its ``key=value`` options."""
@@ -163,8 +165,6 @@ def _huggingface_factory(target: str, options: Mapping[str, str]) -> SentenceEnc
 
 def _checkpoint_factory(target: str, options: Mapping[str, str]) -> SentenceEncoder:
     """``checkpoint:MODEL``: the backbone of a coherence checkpoint (``default``, a folder or a Hub id)."""
-    from .checkpoint_encoder import CheckpointEncoder
-
     return CheckpointEncoder(target, **transformer_encoder_options(target, options))
 
 

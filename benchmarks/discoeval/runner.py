@@ -1,6 +1,6 @@
 """Run the DiscoEval probes for one frozen encoder and collect per-task, per-group and average accuracies.
 
-This is the function the CLI wraps (``coherence-metric benchmark --suite discoeval --encoder SPEC``): load each
+This is the function the CLI wraps (``coherence-metric benchmark discoeval --encoder SPEC``): load each
 task, encode its unique text units (through the on-disk cache), build the paper's features, train and tune the
 probe, score test once. Group scores average a group's domains (SP = mean of wiki, arXiv, ROCStories, as in the
 paper's Table 5 vs Table 2); ``avg`` is the mean of the seven groups and is only given when all of them ran.
@@ -17,14 +17,15 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 
 import numpy as np
 
+from coherence_metric import __version__
 from coherence_metric.research.encoders import SentenceEncoder
-from coherence_metric.version import __version__
 
 from .classifiers import describe_classifier, train_and_test
 from .encoder_specs import resolve_encoder
 from .encoding_cache import EncodingCache, unique_texts
 from .features import build_features, segment_vectors
 from .loaders import TaskData, discoeval_data_dir, load_task, overlap_groups
+from .reporting import write_reports
 from .task_checkpoints import TaskCheckpoints
 from .tasks import GROUPS, DiscoEvalTask, select_tasks, tasks_in_group
 
@@ -103,7 +104,6 @@ def run_discoeval(encoder_spec: Union[str, SentenceEncoder], tasks: Optional[Ite
         "seconds": round(time.perf_counter() - started, 2),
     }
     if out_dir is not None:
-        from .reporting import write_reports
 
         result["outputs"] = write_reports(result, out_dir)
         result["seconds"] = round(time.perf_counter() - started, 2)

@@ -17,7 +17,7 @@ import shutil
 from pathlib import Path
 from typing import Any, Dict, Optional
 
-from coherence_metric.safe_json import InvalidJson, parse_json
+from coherence_metric.toolkit import InvalidJson, parse_json
 
 logger = logging.getLogger("coherence_metric.benchmarks")
 

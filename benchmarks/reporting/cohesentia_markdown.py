@@ -1,8 +1,10 @@
-"""The Markdown report of ``--suite localisation --split cohesentia-dev``: the real-error dev ruler."""
+"""The Markdown report of ``benchmark cohesentia-dev``: the real-error dev ruler."""
 
 from __future__ import annotations
 
 from typing import Any, List, Mapping, Optional
+
+from . import targets as target_file
 
 GROUP_ORDER = ("cohesion", "consistency", "relevance", "any")
 
@@ -118,22 +120,25 @@ def render_cohesentia_markdown(result: Mapping[str, Any]) -> str:
                              f"no flag {_percent(cell['no_flag'])}, sentences after no broken transition flagged "
                              f"{_percent(cell.get('flagged_elsewhere'))}")
     targets = result["targets"]
+    goals = target_file.load().cohesentia
     lines += ["", "## Targets (dev)", ""]
     for group, cell in targets["groups"].items():
         low, high = cell["auc_interval"]
         factor_low, factor_high = cell["top1_over_random_interval"]
         lines.append(f"- {group} (read by the {cell['evidence']} evidence): AUC {cell['auc']:.3f} [{low:.3f}, "
-                     f"{high:.3f}] ({'met' if cell['auc_met'] else 'not met'}, >= 0.65); top-1 "
+                     f"{high:.3f}] ({'met' if cell['auc_met'] else 'not met'}, >= {goals.auc_min:g}); top-1 "
                      f"{cell['top1_over_random']:.2f}x [{factor_low:.2f}, {factor_high:.2f}] random "
-                     f"({'met' if cell['top1_met'] else 'not met'}, >= 2x); explain's flag ranking: AUC "
+                     f"({'met' if cell['top1_met'] else 'not met'}, >= {goals.top1_over_random_min:g}x); explain's "
+                     f"flag ranking: AUC "
                      f"{cell['flag_margin_auc']:.3f}, top-1 {cell['flag_margin_top1_over_random']:.2f}x")
     lines.append(f"- fully coherent sentences flagged: "
                  f"{_percent(targets['fully_coherent_flagged'], targets.get('fully_coherent_flagged_interval'))}% "
-                 f"({'met' if targets['fully_coherent_met'] else 'not met'}, <= 10%)")
+                 f"({'met' if targets['fully_coherent_met'] else 'not met'}, "
+                 f"<= {100 * goals.fully_coherent_flagged_max:g}%)")
     if "duplicates_found" in targets:
         lines.append(f"- synthetic duplicates found: "
                      f"{_percent(targets['duplicates_found'], targets.get('duplicates_found_interval'))}% "
-                     f"({'met' if targets['duplicates_met'] else 'not met'}, >= 95%)")
+                     f"({'met' if targets['duplicates_met'] else 'not met'}, >= {100 * goals.duplicates_found_min:g}%)")
     timed = (result.get("cost") or {}).get("explain")
     if timed:
         lines += ["", f"## Cost ({timed['texts']} stories of 6-10 sentences, mean {timed['mean_sentences']:.1f}; "

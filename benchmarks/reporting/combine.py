@@ -1,7 +1,7 @@
 """One table from several suite runs: each run's model as a column, then the baselines, then the paper.
 
 An ablation (pairwise vs contrastive vs full) or a shipped model against its predecessors is benchmarked one
-model at a time (``coherence-metric benchmark --model X --suite paper --out DIR``); this lays their JSON
+model at a time (``coherence-metric benchmark paper --model X --output DIR``); this lays their JSON
 reports side by side. Runs are combined only when they scored the same pairs (same suite, limit and seed),
 so every column is measured on identical test items; baselines are read from the first run.
 
@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from coherence_metric.errors import CoherenceMetricError, InputError
-from coherence_metric.safe_json import parse_json
+from coherence_metric.toolkit import parse_json
 
 from .cell_checks import refuse_bad_cells
 from .suite_markdown import notes_lines, table_lines
 
 
 def read_run(path: Path, allow_partial: bool = False) -> dict[str, Any]:
-    """Read one suite report (the ``.json`` that ``benchmark --out`` writes), with a one-line error if unusable
+    """Read one suite report (the ``.json`` that ``benchmark SUITE -o`` writes), with a one-line error if unusable
     (a cell of the wrong type or out of range, a test set without results: :mod:`.cell_checks`); a partial report
     (a run still going, or killed) only with ``allow_partial`` (``--resume-from`` reads one)."""
     try:
@@ -33,7 +33,7 @@ def read_run(path: Path, allow_partial: bool = False) -> dict[str, Any]:
     except OSError as error:
         raise InputError(f"benchmark report {path}: cannot read it ({error.strerror or error})") from None
     if not isinstance(result, dict) or "test_sets" not in result or "systems" not in result:
-        raise InputError(f"{path} is not a suite report (no test_sets / systems): was it written by `benchmark --out`?")
+        raise InputError(f"{path} is not a suite report (no test_sets / systems): was it written by `benchmark SUITE`?")
     if not isinstance(result.get("partial", False), bool):
         raise InputError(f"{path}: partial must be true or false, got {result['partial']!r} (was it edited by hand?)")
     refuse_bad_cells(Path(path), result)

@@ -1,4 +1,4 @@
-"""The Markdown report of ``--suite summeval-correlation``: one row per scorer, the field's protocol first."""
+"""The Markdown report of ``benchmark summeval-correlation``: one row per scorer, the field's protocol first."""
 
 from __future__ import annotations
 

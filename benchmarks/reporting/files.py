@@ -8,9 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Union
 
-from coherence_metric.atomic_write import write_atomically
 from coherence_metric.errors import CoherenceMetricError, InputError
-from coherence_metric.install_hints import pip_install_hint
+from coherence_metric.toolkit import pip_install_hint, write_atomically
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 

@@ -1,4 +1,4 @@
-"""The Markdown report of ``--suite human-dev``: pairwise accuracy per set and half, Kendall, length-matched pairs."""
+"""The Markdown report of ``benchmark human-dev``: pairwise accuracy per set and half, Kendall, length-matched pairs."""
 
 from __future__ import annotations
 

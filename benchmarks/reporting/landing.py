@@ -1,10 +1,13 @@
 """The numbers of the README's landing page and of MODELS.md, generated from the benchmark reports that measured them.
 
-Every figure the README shows (the headline table and the known limits) and every number of MODELS.md's model cards
-is read from ``benchmarks/reports/<checkpoint>/*.json`` and written between ``<!-- generated:NAME -->`` and
-``<!-- /generated:NAME -->`` markers, so a number is typed once, by the run that measured it (a number typed into
-several files drifts from its report). The cards' blocks are ``model_cards.py``'s. ``make tables`` rewrites
-the blocks; ``--check`` (and tests/benchmarks/test_landing.py) fails when a page and the reports disagree.
+Every figure the README shows (the headline table and the known limits), every number of MODELS.md's model cards and
+of MODEL_HISTORY.md, and the measured tables of docs/benchmarks.md and docs/explain.md are read from
+``benchmarks/reports/**/*.json`` and written between ``<!-- generated:NAME -->`` and ``<!-- /generated:NAME -->``
+markers, so a number is typed once, by the run that measured it (a number typed into several files drifts from its
+report); every target beside them comes from ``targets.toml``. The cards' blocks are ``model_cards.py``'s, the
+history's ``model_history.py``'s, the docs pages' ``benchmark_tables.py``'s and ``explain_tables.py``'s. ``make
+tables`` rewrites the blocks; ``--check`` (and tests/benchmarks/reporting/test_landing.py) fails when a page and the
+reports disagree.
 
 Run from a checkout: ``python -m coherence_metric.benchmarks.reporting.landing [--check] [--page README.md]``.
 """
@@ -19,10 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, List, Mapping, Optional, Sequence
 
-from .. import gpu_speed
-from . import cpu_speed_table
+from . import benchmark_tables, cpu_speed_table, explain_tables, training_tables
 from .files import write_script_output
+from .gpu_speed_markdown import render_gpu_speed_markdown, render_host_ceiling_markdown
 from .model_cards import CARD_PREFIX, card_table, paper_suite_table
+from .model_history import history_table
 from .report_reader import (
     ACCURATE,
     BASELINES,
@@ -156,15 +160,20 @@ def _newest_report_table(reports: Reports, folder: str, command: str, render: Ca
 
 def gpu_speed_table(reports: Reports) -> str:
     """The speed-on-a-GPU table of docs/benchmarks.md, from the newest report of ``gpu-speed/``."""
-    return _newest_report_table(reports, GPU_SPEED, "python -m coherence_metric.benchmarks.gpu_speed on a GPU",
-                                gpu_speed.table)
+    return _newest_report_table(reports, GPU_SPEED, "python -m coherence_metric.benchmarks.speed.gpu_speed on a GPU",
+                                render_gpu_speed_markdown)
 
 
 def host_ceiling_table(reports: Reports) -> str:
     """The host-ceiling table of docs/benchmarks.md, from the newest report of ``host-ceiling/``."""
     return _newest_report_table(reports, HOST_CEILING,
-                                "python -m coherence_metric.benchmarks.gpu_speed --host-only --device cpu",
-                                gpu_speed.host_table)
+                                "python -m coherence_metric.benchmarks.speed.gpu_speed --host-only --device cpu",
+                                render_host_ceiling_markdown)
+
+
+def _ignoring_docs(table: Callable[[Reports], str]) -> Callable[[Reports, str], str]:
+    """A block that links nowhere, so the path from its page to the docs folder does not matter."""
+    return lambda reports, docs: table(reports)
 
 
 BLOCKS: Mapping[str, Callable[[Reports, str], str]] = {
@@ -174,6 +183,9 @@ BLOCKS: Mapping[str, Callable[[Reports, str], str]] = {
     "cpu-speed": lambda reports, docs: cpu_speed_table.table(reports),
     "gpu-speed": lambda reports, docs: gpu_speed_table(reports),
     "host-ceiling": lambda reports, docs: host_ceiling_table(reports),
+    "history": lambda reports, docs: history_table(reports),
+    **{name: _ignoring_docs(table) for name, table in {**benchmark_tables.BLOCKS, **explain_tables.BLOCKS,
+                                                               **training_tables.BLOCKS}.items()},
 }
 
 
@@ -192,7 +204,9 @@ def render(page: str, reports: Reports, docs: str = "docs/") -> str:
 
 
 #: The pages with generated blocks, relative to the checkout.
-PAGES = (Path("README.md"), Path("docs/index.md"), Path("MODELS.md"), Path("docs/benchmarks.md"))
+PAGES = (Path("README.md"), Path("docs/index.md"), Path("MODELS.md"), Path("MODEL_HISTORY.md"),
+         Path("docs/benchmarks.md"), Path("docs/explain.md"), Path("docs/llm-outputs.md"),
+         Path("docs/training.md"))
 
 
 def docs_prefix(page: Path) -> str:

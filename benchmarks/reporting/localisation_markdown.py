@@ -1,4 +1,4 @@
-"""The Markdown report of ``--suite localisation``: top-1 / top-2 hit rates of the lowest transition per kind."""
+"""The Markdown report of ``benchmark localisation``: top-1 / top-2 hit rates of the lowest transition per kind."""
 
 from __future__ import annotations
 

@@ -11,18 +11,19 @@ release targets it was held to, every cell read from ``benchmarks/reports/<check
   the opt-ins are read against, beside the paper.
 
 ``typed_numbers`` finds a measured number typed into a page's prose instead (outside every generated block), which
-tests/benchmarks/test_model_cards.py refuses for MODELS.md: each number lives in one place, its report.
+tests/benchmarks/reporting/test_model_cards.py refuses for MODELS.md: each number lives in one place, its report.
 """
 
 from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple, Union
 
 from coherence_metric.research.catalogue import suite_test_sets
 
+from . import targets
 from .cpu_speed_table import CPU_SPEED, speed_runs
 from .report_reader import (
     ACCURATE,
@@ -57,7 +58,8 @@ CARD_PREFIX = "card-"
 
 @dataclass(frozen=True)
 class Measure:
-    """One cell: the text shown, and what a target reads (value, lower end, per-set values, a second number)."""
+    """One cell: the text shown, and what a target reads (value, lower end, per-set or per-CPU values, a second
+    number)."""
 
     text: str
     value: Optional[float] = None
@@ -65,6 +67,7 @@ class Measure:
     values: Tuple[float, ...] = ()
     baseline: Tuple[float, ...] = ()
     extra: Optional[float] = None
+    cpus: Tuple[str, ...] = ()  # a speed measure: the CPU of each of ``values``
 
 
 #: A target's test: (this checkpoint's measure, the compared checkpoint's or None) -> met.
@@ -73,8 +76,19 @@ Check = Callable[[Measure, Optional[Measure]], bool]
 
 @dataclass(frozen=True)
 class Target:
+    """A target's wording and test; ``describe`` words it for the measure at hand where the rule depends on the
+    machine (the default's CPU speed)."""
+
     text: str
     met: Check
+    describe: Optional[Callable[[Measure], str]] = None
+
+    def wording(self, measure: Optional[Measure]) -> str:
+        return self.describe(measure) if self.describe is not None and measure is not None else self.text
+
+
+#: A card's targets by row key, built from ``targets.toml`` when the card is drawn (an edited file moves them).
+TargetSet = Mapping[str, Sequence[Target]]
 
 
 @dataclass(frozen=True)
@@ -84,7 +98,7 @@ class Card:
     compare: Optional[str] = None
     compare_label: str = ""
     targets_name: str = ""
-    targets: Mapping[str, Sequence[Target]] = field(default_factory=dict)
+    targets: Optional[Callable[[], TargetSet]] = None
 
 
 def _at_least(threshold: float) -> Check:
@@ -113,38 +127,94 @@ def _within_of_compared(points: float) -> Check:
                                       and compared.value is not None and measure.value >= compared.value - points)
 
 
-#: The release targets of the default (the 0.3.0-0.8.0 defaults) and of the MiniLM opt-ins.
-DEFAULT_TARGETS: Mapping[str, Sequence[Target]] = {
-    "summary_rho": (Target("≥ 0.40, lower end > 0.33", _interval_above(0.40, 0.33)),),
-    "human": (Target("≥ 62", _at_least(62.0)),),
-    "length_matched": (Target("above word count on each set", _above_baseline),),
-    "first_whole": (Target("≤ 60%", _at_most(60.0)), Target("gap within 0.5 sd", _gap_within(0.5))),
-    "wsj": (Target("≥ 90", _at_least(90.0)),),
-    "news": (Target("≥ 90", _at_least(90.0)),),
-    "insted": (Target("≥ 64.6", _at_least(64.6)),),
-    "lowest_probe": (Target("none below 50", _at_least(50.0)),),
-    "cpu_speed": (Target("≥ 60x the reference", _at_least(60.0)),),
-    "cpu_speed_other": (Target("≥ 60x the reference on each", _at_least(60.0)),),
-}
-#: The ship rule of the accurate tier: the bar it must clear to ship beside the default.
-ACCURATE_TIER_TARGETS: Mapping[str, Sequence[Target]] = {
-    "summary_rho": (Target("≥ 0.45, lower end > 0.40", _interval_above(0.45, 0.40)),),
-    "system_tau": (Target("≥ 0.60", _at_least(0.60)),),
-    "human": (Target("≥ 64", _at_least(64.0)),),
-    "own_shuffle": (Target("≥ 85%", _at_least(85.0)),),
-    "first_whole": (Target("≤ 55%", _at_most(55.0)),),
-    "wsj": (Target("within 2 points of the default", _within_of_compared(2.0)),),
-    "news": (Target("within 2 points of the default", _within_of_compared(2.0)),),
-    "lowest_probe": (Target("none below 50", _at_least(50.0)),),
-    "cpu_speed": (Target("≥ 8x the reference", _at_least(8.0)),),
-    "cpu_speed_other": (Target("≥ 8x the reference on each", _at_least(8.0)),),
-}
+def _each_cpu_at_least(rule: Callable[[str], float]) -> Check:
+    """Every CPU's reference ratio at least what ``rule`` asks of that CPU."""
+    return lambda measure, compared: (bool(measure.values) and len(measure.values) == len(measure.cpus)
+                                      and all(ratio >= rule(cpu) for ratio, cpu in zip(measure.values, measure.cpus)))
+
+
+def _speed_rule_wording(goals: targets.Targets, on_each: bool) -> Callable[[Measure], str]:
+    """The default's speed target as it applies to the CPUs of a measure: one threshold when they share a class."""
+    speed = goals.speed
+    classes = {True: (speed.cpu_native_bf16_min_ratio, "native bf16"), False: (speed.cpu_other_min_ratio,
+                                                                               "no native bf16")}
+
+    def wording(measure: Measure) -> str:
+        present = [classes[native] for native in dict.fromkeys(targets.has_native_bf16(cpu) for cpu in measure.cpus)]
+        rule = ", ".join(f"≥ {targets.times(ratio)}x with {label}" for ratio, label in present) if len(present) != 1 \
+            else f"≥ {targets.times(present[0][0])}x"
+        where = "" if len(present) != 1 else f" ({present[0][1]})"
+        return f"{rule} the reference{where}{' on each' if on_each else ''}"
+
+    return wording
+
+
+def _default_speed_text(goals: targets.Targets, on_each: bool) -> str:
+    speed = goals.speed
+    return (f"≥ {targets.times(speed.cpu_native_bf16_min_ratio)}x the reference with native bf16, "
+            f"≥ {targets.times(speed.cpu_other_min_ratio)}x without{' on each' if on_each else ''}")
+
+
+def release_targets() -> TargetSet:
+    """The release targets of the default (the 0.3.0-0.8.0 defaults) and of the MiniLM opt-ins."""
+    goals = targets.load()
+    release = goals.release
+    n = targets.times
+
+    def cpu_rule(cpu: str) -> float:
+        return goals.cpu_min_ratio(cpu)
+
+    return {
+        "summary_rho": (Target(f"≥ {release.summary_spearman_min:.2f}, lower end > "
+                               f"{release.summary_spearman_low_above:.2f}",
+                               _interval_above(release.summary_spearman_min, release.summary_spearman_low_above)),),
+        "human": (Target(f"≥ {n(release.human_dev_mean_min_percent)}",
+                         _at_least(release.human_dev_mean_min_percent)),),
+        "length_matched": (Target("above word count on each set", _above_baseline),),
+        "first_whole": (Target(f"≤ {n(release.first_sentence_above_whole_max_percent)}%",
+                               _at_most(release.first_sentence_above_whole_max_percent)),
+                        Target(f"gap within {n(release.first_minus_whole_max_sd)} sd",
+                               _gap_within(release.first_minus_whole_max_sd))),
+        "wsj": (Target(f"≥ {n(release.wsj_permuted_min_percent)}", _at_least(release.wsj_permuted_min_percent)),),
+        "news": (Target(f"≥ {n(release.news_permuted_min_percent)}", _at_least(release.news_permuted_min_percent)),),
+        "insted": (Target(f"≥ {n(release.insted_wiki_min_percent)}", _at_least(release.insted_wiki_min_percent)),),
+        "lowest_probe": (Target(f"none below {n(release.probe_min_percent)}", _at_least(release.probe_min_percent)),),
+        "cpu_speed": (Target(_default_speed_text(goals, False), _each_cpu_at_least(cpu_rule),
+                             _speed_rule_wording(goals, False)),),
+        "cpu_speed_other": (Target(_default_speed_text(goals, True), _each_cpu_at_least(cpu_rule),
+                                   _speed_rule_wording(goals, True)),),
+    }
+
+
+def ship_rule_targets() -> TargetSet:
+    """The ship rule of the accurate tier: the bar it must clear to ship beside the default."""
+    goals = targets.load()
+    rule = goals.accurate
+    n = targets.times
+    ratio = goals.speed.accurate_min_ratio
+    within = (f"within {n(rule.permuted_max_points_below_default)} points of the default",
+              _within_of_compared(rule.permuted_max_points_below_default))
+    return {
+        "summary_rho": (Target(f"≥ {rule.summary_spearman_min:.2f}, lower end > {rule.summary_spearman_low_above:.2f}",
+                               _interval_above(rule.summary_spearman_min, rule.summary_spearman_low_above)),),
+        "system_tau": (Target(f"≥ {rule.system_kendall_min:.2f}", _at_least(rule.system_kendall_min)),),
+        "human": (Target(f"≥ {n(rule.human_dev_mean_min_percent)}", _at_least(rule.human_dev_mean_min_percent)),),
+        "own_shuffle": (Target(f"≥ {n(rule.own_shuffle_min_percent)}%", _at_least(rule.own_shuffle_min_percent)),),
+        "first_whole": (Target(f"≤ {n(rule.first_sentence_above_whole_max_percent)}%",
+                               _at_most(rule.first_sentence_above_whole_max_percent)),),
+        "wsj": (Target(*within),),
+        "news": (Target(*within),),
+        "lowest_probe": (Target(f"none below {n(rule.probe_min_percent)}", _at_least(rule.probe_min_percent)),),
+        "cpu_speed": (Target(f"≥ {n(ratio)}x the reference", _each_cpu_at_least(lambda cpu: ratio)),),
+        "cpu_speed_other": (Target(f"≥ {n(ratio)}x the reference on each", _each_cpu_at_least(lambda cpu: ratio)),),
+    }
+
 
 CARDS: Mapping[str, Card] = {
-    DEFAULT: Card(DEFAULT_0_7, "0.7.0 default", "release", DEFAULT_TARGETS),
-    ACCURATE: Card(DEFAULT, "the default", "ship rule", ACCURATE_TIER_TARGETS),
-    STUDENT: Card(DEFAULT_0_7, "0.7.0 default, its teacher", "release", DEFAULT_TARGETS),
-    WITH_TRANSITIONS: Card(DEFAULT_0_4, "its base, the 0.4.0 default", "release", DEFAULT_TARGETS),
+    DEFAULT: Card(DEFAULT_0_7, "0.7.0 default", "release", release_targets),
+    ACCURATE: Card(DEFAULT, "the default", "ship rule", ship_rule_targets),
+    STUDENT: Card(DEFAULT_0_7, "0.7.0 default, its teacher", "release", release_targets),
+    WITH_TRANSITIONS: Card(DEFAULT_0_4, "its base, the 0.4.0 default", "release", release_targets),
 }
 
 
@@ -156,16 +226,26 @@ def _cell(cell: Mapping[str, Any], digits: int = 3, scale: float = 1.0) -> Measu
     return Measure(with_interval(cell, digits, scale), value, None if interval[0] is None else interval[0] * scale)
 
 
+def own_label(reports: Reports, checkpoint: str, report: str) -> str:
+    """The name ``report`` gives the checkpoint's own row: the checkpoint's immutable name where the report has such a
+    row, else its model label (reports written before the names existed call the 0.1.0 default ``default``)."""
+    loaded = reports.load(checkpoint, report)
+    names = {row["name"] for row in loaded.get("rows", ())} | {
+        name for entry in loaded.get("test_sets", ()) for name in entry.get("results", {})}
+    return checkpoint if checkpoint in names else loaded.get("model", {}).get("label", checkpoint)
+
+
 def _summeval(reports: Reports, checkpoint: str) -> Optional[Mapping[str, Any]]:
     if not reports.exists(checkpoint, "summeval-correlation.json"):
         return None
-    return reports.row(checkpoint, "summeval-correlation.json", checkpoint)
+    return reports.row(checkpoint, "summeval-correlation.json",
+                       own_label(reports, checkpoint, "summeval-correlation.json"))
 
 
 def _human(reports: Reports, checkpoint: str) -> Optional[Mapping[str, Any]]:
     if not reports.exists(checkpoint, "human-dev.json"):
         return None
-    return reports.row(checkpoint, "human-dev.json", checkpoint)
+    return reports.row(checkpoint, "human-dev.json", own_label(reports, checkpoint, "human-dev.json"))
 
 
 def _order(reports: Reports, checkpoint: str) -> Optional[Mapping[str, Any]]:
@@ -286,9 +366,10 @@ def _test_set(name: str) -> Callable[[Reports, str], Optional[Measure]]:
         sets = _suite(reports, checkpoint)
         if sets is None:
             return None
+        label = own_label(reports, checkpoint, suite_report_name(reports, checkpoint) or "all.json")
         for entry in sets:
             if entry["name"] == name:
-                return _accuracy(entry["results"][checkpoint])
+                return _accuracy(entry["results"][label])
         if _suite_in_progress(reports, checkpoint):
             return None  # not scored yet
         raise LandingError(f"{reports.folder / checkpoint / 'all.json'}: no test set {name}")
@@ -299,7 +380,8 @@ def _lowest_probe(reports: Reports, checkpoint: str) -> Optional[Measure]:
     sets = _suite(reports, checkpoint)
     if sets is None:
         return None
-    probes = [(entry["name"], entry["results"][checkpoint]) for entry in sets if entry["name"].startswith("PROBE-")]
+    label = own_label(reports, checkpoint, suite_report_name(reports, checkpoint) or "all.json")
+    probes = [(entry["name"], entry["results"][label]) for entry in sets if entry["name"].startswith("PROBE-")]
     if _suite_in_progress(reports, checkpoint) and len(probes) < len(suite_test_sets("probes")):
         return None  # the lowest of the probes scored so far would not be the lowest probe
     if not probes:
@@ -325,7 +407,9 @@ def _speed_measure(speed: Mapping[str, Any]) -> Optional[Measure]:
     text = f"{rate:.2f} in {speed['model']['dtype']}"
     if ratio is not None:
         text += f", {ratio:.2f}x"
-    return Measure(f"{text} ({speed.get('cpu') or speed['device']})", ratio)
+    cpu = speed.get("cpu") or speed["device"]
+    return Measure(f"{text} ({cpu})", ratio, values=() if ratio is None else (ratio,),
+                   cpus=() if ratio is None else (cpu,))
 
 
 def _other_cpu_runs(reports: Reports, checkpoint: str) -> List[Tuple[str, Mapping[str, Any]]]:
@@ -342,7 +426,9 @@ def _other_cpu_speed(reports: Reports, checkpoint: str) -> Optional[Measure]:
     if not measures:
         return None
     ratios = [measure.value for measure in measures if measure.value is not None]
-    return Measure("; ".join(measure.text for measure in measures), min(ratios) if ratios else None)
+    return Measure("; ".join(measure.text for measure in measures), min(ratios) if ratios else None,
+                   values=tuple(value for measure in measures for value in measure.values),
+                   cpus=tuple(cpu for measure in measures for cpu in measure.cpus))
 
 
 def _gpu_runs(reports: Reports) -> List[Mapping[str, Any]]:
@@ -408,13 +494,14 @@ ROWS: Sequence[Row] = (
 )
 
 
-def _target_cell(targets: Sequence[Target], measure: Optional[Measure], compared: Optional[Measure]) -> str:
-    if not targets:
+def _target_cell(goals: Sequence[Target], measure: Optional[Measure], compared: Optional[Measure]) -> str:
+    if not goals:
         return ""
-    wanted = "; ".join(dict.fromkeys(target.text for target in targets))
+    wanted = "; ".join(dict.fromkeys(target.text for target in goals))
     if measure is None:
         return f"{wanted}: not measured"
-    return "; ".join(f"{target.text}: {'met' if target.met(measure, compared) else 'missed'}" for target in targets)
+    return "; ".join(f"{target.wording(measure)}: {'met' if target.met(measure, compared) else 'missed'}"
+                     for target in goals)
 
 
 def _report_name(reports: Reports, checkpoint: str, row: Row) -> str:
@@ -439,10 +526,11 @@ def model_card_table(reports: Reports, checkpoint: str) -> str:
     for report in ("summeval-correlation.json", "human-dev.json", "summeval-order-truncation.json"):
         reports.load(checkpoint, report)  # a missing one is named in one line
     card = CARDS.get(checkpoint, Card())
+    card_targets = card.targets() if card.targets else {}
     header = ["measured once, after the choice", "this checkpoint"]
     if card.compare:
         header.append(card.compare_label)
-    if card.targets:
+    if card_targets:
         header.append(f"target ({card.targets_name})")
     header.append("report")
     values = 2 if card.compare else 1
@@ -451,13 +539,13 @@ def model_card_table(reports: Reports, checkpoint: str) -> str:
     folded: List[Target] = []
     for index, row in enumerate(ROWS):
         if row.suite and not suite_run:
-            folded += list(card.targets.get(row.key, ()))
+            folded += list(card_targets.get(row.key, ()))
             if any(later.suite for later in ROWS[index + 1:]):
                 continue
             cells = ["the paper's test sets and probes", "not measured"]
             if card.compare:
                 cells.append("")
-            if card.targets:
+            if card_targets:
                 cells.append(_target_cell(folded, None, None))
             cells.append("`all.json`")
             lines.append("| " + " | ".join(cells) + " |")
@@ -470,8 +558,8 @@ def model_card_table(reports: Reports, checkpoint: str) -> str:
         cells = [label, measure.text if measure else "not measured"]
         if card.compare:
             cells.append(compared.text if compared else "")
-        if card.targets:
-            cells.append(_target_cell(card.targets.get(row.key, ()), measure, compared))
+        if card_targets:
+            cells.append(_target_cell(card_targets.get(row.key, ()), measure, compared))
         cells.append(f"`{_report_name(reports, checkpoint, row)}`")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

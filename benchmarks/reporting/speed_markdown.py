@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional
 
-from coherence_metric.scoring.profiling import STAGES
+from coherence_metric.toolkit import STAGES
 
 #: The profile's columns: every stage the scorer times (the transition pass of a transition term among them, so the
 #: shares of a configuration add up to its wall time), then the Python between them.

@@ -13,6 +13,13 @@ kind is beyond its threshold, set on dev data so that few sentences of texts peo
 and where it lowers the score; the flag names the kind. ``flagged`` caps the flags per text; a coherent text can come
 back with none (``note``: ``no break found``).
 
+A string is read in units of its structure (:mod:`coherence_metric.inputs.units`, the segmentation ``score`` uses):
+prose sentences, list items, headings, code blocks, and the chat opening and closing that frame it. Every unit gets
+its transitions, but the evidence of a break is read over the body alone (sentences, and list items without their
+markers: ``inputs.units.evidence_text``): a frame, a heading or a code block is never flagged and no break is read
+into or out of one (``sentence_breaks.unit_evidence``), so the flag goes to a real break, and a chat answer's body is
+read as the same sentences written as prose would be. ``unit_kinds`` names each unit's kind.
+
 A text of one sentence has no transition: its ``transitions`` and ``flagged`` are empty and ``note`` says so; no
 number is made up for it.
 """
@@ -25,18 +32,21 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 
 from ..errors import InputError
 from ..inputs.containers import as_text_list
-from ..inputs.texts import normalise_documents, sentences_of
+from ..inputs.texts import normalise_documents, units_of
+from ..inputs.units import SENTENCE, evidence_text
 from ..signature import Signature
 from .mechanisms import AUTO, FALLBACK, mechanism_label, resolve_mechanism, run_mechanism
 from .sentence_breaks import (
     DEFAULT_CALIBRATION,
     Calibration,
     SentenceFlag,
+    body_positions,
     calibration_for,
     flag_sentences,
     prefix_scores,
     sentence_evidence,
     similarity_matrices,
+    unit_evidence,
 )
 
 #: Sentences flagged per text at most, by default: the one beyond a threshold by most (a cap, not a quota).
@@ -50,7 +60,8 @@ class TextExplanation:
     """One text explained.
 
     Attributes:
-        sentences: the text's sentences (as given, or as the package's splitter cut the string).
+        sentences: the text's units: its sentences as given, or the string cut in units of its structure (prose
+            sentences, list items, headings, code blocks, frames; ``coherence_metric.inputs.units``).
         transitions: ``transitions[i]`` scores the boundary between ``sentences[i]`` and ``sentences[i + 1]``;
             higher reads as more coherent. Empty for a one-sentence text.
         flagged: indices into ``transitions`` of the transitions into the flagged sentences, the strongest flag
@@ -60,6 +71,8 @@ class TextExplanation:
             (``sentence_breaks.EVIDENCE``; None where a kind cannot be read, as for the first sentence's cohesion).
         flags: the flagged sentences, the strongest first: each with its index, kind and margin beyond the
             threshold (in units of the kind's dev spread).
+        unit_kinds: per unit, its kind (``inputs.units.KINDS``: ``sentence``, ``item``, ``heading``, ``code``,
+            ``frame``); headings, code and frames have no evidence and are never flagged. Empty: all sentences.
     """
 
     sentences: List[str]
@@ -68,6 +81,12 @@ class TextExplanation:
     score: float
     evidence: List[Dict[str, Optional[float]]] = field(default_factory=list)
     flags: List[SentenceFlag] = field(default_factory=list)
+    unit_kinds: List[str] = field(default_factory=list)
+
+    @property
+    def units(self) -> List[str]:
+        """Per unit, its kind (``sentence`` for every unit of a result built without kinds)."""
+        return list(self.unit_kinds) if self.unit_kinds else [SENTENCE] * len(self.sentences)
 
     @property
     def note(self) -> Optional[str]:
@@ -88,12 +107,14 @@ class TextExplanation:
         return [by_index.get(index) for index in range(len(self.sentences))]
 
     def to_dict(self) -> Dict[str, Any]:
-        """Plain-Python form: per transition its value; per sentence its number, evidence of each kind, flag and
-        kind; the flags, strongest first. Sentences are numbered from 1 here, as the text output prints them (the
-        Python attributes count from 0, as Python does)."""
+        """Plain-Python form: per transition its value; per unit its number, text and kind (``units``); per sentence
+        its number, evidence of each kind, flag and kind of break; the flags, strongest first. Sentences are numbered
+        from 1 here, as the text output prints them (the Python attributes count from 0, as Python does)."""
         kinds = self.kinds
         data: Dict[str, Any] = {
             "sentences": list(self.sentences),
+            "units": [{"unit": index + 1, "text": text, "kind": kind}
+                      for index, (text, kind) in enumerate(zip(self.sentences, self.units))],
             "transitions": list(self.transitions),
             "score": self.score,
             "per_sentence": [{"sentence": index + 1,
@@ -191,24 +212,40 @@ def explain(scorer: Any, texts: Union[str, Iterable[Any]], mechanism: str = AUTO
     documents = as_text_list(texts)
     normalise_documents(documents)  # the same checks and messages as score()
     resolved = resolve_mechanism(scorer, mechanism)
-    sentence_lists = [sentences_of(document) for document in documents]
+    unit_lists = [units_of(document) for document in documents]
+    sentence_lists = [[unit.text for unit in units] for units in unit_lists]
     refuse_long_texts(sentence_lists)
+    kind_lists = [[unit.kind for unit in units] for units in unit_lists]
+    body_lists = [[evidence_text(units[index]) for index in body_positions(kinds)]
+                  for units, kinds in zip(unit_lists, kind_lists)]
     values = run_mechanism(scorer, resolved, sentence_lists)
-    calibrated = values if resolved == FALLBACK else run_mechanism(scorer, FALLBACK, sentence_lists)
+    calibrated = body_transitions(scorer, resolved, values, sentence_lists, body_lists)
     scores = scorer.score(documents).scores
-    similarity = similarity_matrices(scorer, sentence_lists)
-    prefixes = prefix_scores(scorer, sentence_lists)
+    similarity = similarity_matrices(scorer, body_lists)
+    prefixes = prefix_scores(scorer, body_lists)
     calibration, own_calibration = calibration_for(scorer.fingerprint)
     explained = []
-    for sentences, row, cohesion_row, score, matrix, prefix in zip(sentence_lists, values, calibrated, scores,
-                                                                   similarity, prefixes):
-        evidence = sentence_evidence(sentences, cohesion_row, matrix, prefix, calibration)
+    for sentences, kinds, body, row, cohesion_row, score, matrix, prefix in zip(
+            sentence_lists, kind_lists, body_lists, values, calibrated, scores, similarity, prefixes):
+        evidence = unit_evidence(kinds, sentence_evidence(body, cohesion_row, matrix, prefix, calibration))
         flags = (flag_sentences(evidence, flagged, calibration.thresholds, calibration.scales)
-                 if len(sentences) > 1 else [])
+                 if len(body) > 1 else [])
         into = [flag.index - 1 for flag in flags if flag.index > 0]
-        explained.append(TextExplanation(sentences, row, into, score, evidence, flags))
+        explained.append(TextExplanation(sentences, row, into, score, evidence, flags, kinds))
     return ExplainResult(explained, resolved, scorer.signature.with_transitions(mechanism_label(resolved)),
                          calibration, own_calibration)
+
+
+def body_transitions(scorer: Any, resolved: str, values: List[List[float]], sentence_lists: List[List[str]],
+                     body_lists: List[List[str]]) -> List[List[float]]:
+    """Per text, the ``transition-cosine`` values of its body (the transitions the cohesion evidence reads): the
+    transitions already computed where they are those (the fallback ran on a text that is all body, as every prose
+    text is), the fallback run on the body otherwise; none for a body of one unit or none (a text all framing)."""
+    reuse = [resolved == FALLBACK and body == sentences for body, sentences in zip(body_lists, sentence_lists)]
+    missing = [index for index, kept in enumerate(reuse) if not kept and len(body_lists[index]) > 1]
+    computed = dict(zip(missing, run_mechanism(scorer, FALLBACK, [body_lists[index] for index in missing])
+                        if missing else []))
+    return [values[index] if kept else computed.get(index, []) for index, kept in enumerate(reuse)]
 
 
 def check_has_transitions(result: ExplainResult, name: str) -> None:

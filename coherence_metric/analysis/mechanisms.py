@@ -19,7 +19,7 @@
   what an intruded sentence is. Below 0 still reads as a break.
 
 Which of the model-agnostic mechanisms is the fallback was decided by the localisation benchmark on the news
-corpora's *dev* documents (``coherence-metric benchmark --suite localisation --split dev``; docs/explain.md), not
+corpora's *dev* documents (``coherence-metric benchmark localisation --split dev``; docs/explain.md), not
 by taste: ``transition-model`` put the lowest transition on the break most often (mean top-1 over the three kinds of
 break: 61.8 against the cosine's 46.0), ahead of ``adjacent-cosine`` (the fallback of 0.4.0), ``pair-alone`` (of
 0.3.0), ``cut-drop`` and ``window``; its lead over the cosine was smallest on intrusions (+5.5 [-2, +14]), and

@@ -34,6 +34,13 @@ shows the flagged sentence that cost the score most. ``score_drop`` and therefor
 checkpoint that computed them, so each checkpoint has its own ``Calibration`` (weights, spreads, thresholds), found
 by its fingerprint (``CALIBRATIONS``: the default and the accurate tier); any other checkpoint is read with the
 default's, and ``explain`` says its flags are uncalibrated.
+
+Text as LLMs write it is read in units of its structure (:mod:`coherence_metric.inputs.units`): the evidence is read
+over the text's body only, its prose sentences and list items (``body_positions``; an item read without its list
+marker), as if its framing lines (a chat opening or closing), code blocks and headings were not there, so none of
+them is flagged, no break is read into or out of one, and they move no other unit's evidence (a greeting is off the
+text's topic by design; framing is not a coherence error). A heading starts a new part on purpose, so the first
+body unit after one has no ``cohesion`` (``unit_evidence``): the jump to a new section is not a break.
 """
 
 from __future__ import annotations
@@ -42,6 +49,8 @@ import math
 import re
 from dataclasses import dataclass
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
+
+from ..inputs.units import BODY, HEADING
 
 COHESION = "cohesion"
 DUPLICATION = "duplication"
@@ -60,14 +69,14 @@ KIND_NOTES = {
     RELEVANCE: "is off the text's topic",
 }
 #: ``cohesion``'s weight of the score drop against the transition, each in units of its dev spread (chosen on
-#: CoheSentia's choosing half: benchmarks/cohesentia.py, docs/explain.md). The default checkpoint's values.
+#: CoheSentia's choosing half: benchmarks/localisation/cohesentia.py, docs/explain.md). The default checkpoint's values.
 DROP_WEIGHT = 2.0
 #: (mean, standard deviation) of ``transition`` and ``score_drop`` over the sentences of CoheSentia's choosing half
 #: (default checkpoint, fp32).
 SPREADS: Dict[str, Tuple[float, float]] = {TRANSITION: (-0.338, 0.879), SCORE_DROP: (0.024, 0.344)}
 #: A sentence is flagged when its evidence of a kind is above that kind's threshold: the quantile of the evidence
 #: over the sentences of the fully coherent stories (holistic score 5) of CoheSentia's choosing half that flags
-#: ``BUDGETS[kind]`` of them (benchmarks/cohesentia.py recomputes them).
+#: ``BUDGETS[kind]`` of them (benchmarks/localisation/cohesentia.py recomputes them).
 THRESHOLDS: Dict[str, float] = {COHESION: 2.34, DUPLICATION: 0.843, RELEVANCE: 0.762}
 BUDGETS: Dict[str, float] = {COHESION: 0.04, DUPLICATION: 0.005, RELEVANCE: 0.02}
 #: Each kind's spread (standard deviation over the same sentences), so margins compare across kinds.
@@ -226,6 +235,27 @@ def score_drop_evidence(prefix_scores: Sequence[float]) -> List[Optional[float]]
     """Per sentence, the score of the sentences before it minus the score with it (None for the first), from the
     scores of the text's prefixes (``prefix_scores[i]``: the first ``i + 1`` sentences)."""
     return [None] + [float(before) - float(after) for before, after in zip(prefix_scores, prefix_scores[1:])]
+
+
+def body_positions(kinds: Sequence[str]) -> List[int]:
+    """The indices of a text's body units (prose sentences and list items: ``inputs.units.BODY``), the units its
+    evidence is read over."""
+    return [index for index, kind in enumerate(kinds) if kind in BODY]
+
+
+def unit_evidence(kinds: Sequence[str],
+                  body_rows: Sequence[Dict[str, Optional[float]]]) -> List[Dict[str, Optional[float]]]:
+    """Per unit of the whole text, its evidence: the body units' rows (``sentence_evidence`` of the body alone) in
+    their places, with no ``cohesion`` for the first body unit after a heading (a new section is not a break), and no
+    evidence at all for the other units (headings, code, frames: never flagged)."""
+    rows: List[Dict[str, Optional[float]]] = [{kind: None for kind in EVIDENCE} for _ in kinds]
+    previous = -1
+    for index, row in zip(body_positions(kinds), body_rows):
+        rows[index] = dict(row)
+        if previous >= 0 and HEADING in kinds[previous + 1:index]:
+            rows[index][COHESION] = None
+        previous = index
+    return rows
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import warnings
+from dataclasses import dataclass
 from typing import Any, Callable, List, Optional, Sequence, Tuple
 
 import click
@@ -50,6 +51,48 @@ ON_EMPTY_HELP = ("An empty text (an empty or null JSONL field, an empty line, on
                  "keep its rows in -f tsv/json with NaN (null) scores. skip and nan say how many.")
 
 
+@dataclass(frozen=True)
+class CompareRequest:
+    """What one ``compare`` run was asked for, built once from its options (the output paths already checked):
+    each step below reads the fields it needs rather than a long list of arguments that can drift apart."""
+
+    files: Tuple[str, ...]
+    input_format: str
+    field: str
+    group_by: Optional[str]
+    labels: Tuple[str, ...]
+    on_empty: str
+    id_field: Optional[str]
+    output_format: str
+    output: Optional[str]
+    targets: Tuple[Tuple[str, str], ...]
+    """Each ``--also FORMAT=FILE`` as (format, file)."""
+    stats: Tuple[int, int, int]
+    """Bootstrap resamples, randomization trials, seed."""
+
+    @property
+    def formats(self) -> List[str]:
+        """Every format this run renders: ``-f``'s, then each ``--also``'s."""
+        return [self.output_format, *(fmt for fmt, _ in self.targets)]
+
+    @property
+    def two_texts(self) -> bool:
+        """Two files each read whole (``-i doc``): a comparison of two texts, not of systems."""
+        return self.group_by is None and self.input_format == "doc"
+
+
+def _request(files: Tuple[str, ...], input_format: str, field: str, output_format: str, group_by: Optional[str],
+             stats: Tuple[int, int, int], labels: Tuple[str, ...], on_empty: str, id_field: Optional[str],
+             output: Optional[str], also: Tuple[str, ...]) -> CompareRequest:
+    """The run's request, ``-o`` and every ``--also`` file checked first (before any model loads)."""
+    if output is not None:
+        check_output_file(output, list(files), COMPARISON)
+    targets = also_targets(also, OUTPUT_FORMATS, list(files), output, COMPARISON)
+    return CompareRequest(files=files, input_format=input_format, field=field, group_by=group_by, labels=labels,
+                          on_empty=on_empty, id_field=id_field, output_format=output_format, output=output,
+                          targets=tuple(targets), stats=stats)
+
+
 def _multi_line_hint(files: List[str], sides: List[List[InputText]]) -> None:
     """Two files read whole (``-i doc``) that each hold several lines are often two systems' outputs, one per
     line: say so in one line (silenced by --quiet) rather than compare two concatenations silently."""
@@ -60,33 +103,50 @@ def _multi_line_hint(files: List[str], sides: List[List[InputText]]) -> None:
                       "(-i doc): one text per line? pass -i lines", stacklevel=2)
 
 
-def _render_single(result: Any, label_a: str, label_b: str, side_a: List[InputText], side_b: List[InputText],
-                   output_format: str, id_field: Optional[str]) -> str:
-    """What ``compare`` prints for two single texts (``-i doc``) in ``output_format`` (text, json or tsv)."""
-    if output_format == "json":
-        data = result.to_dict()
-        data.update({"a": label_a, "b": label_b})
-        return json.dumps(data, indent=2) + "\n"
-    if output_format == "tsv":
-        header = escape_label(id_field) if id_field is not None else "label"
-        rows = [f"{escape_label(label)}\t{escape_label(side[0].label)}\t{value:.6f}"
-                for label, side, value in ((label_a, side_a, result.score_a), (label_b, side_b, result.score_b))]
-        return "".join(line + "\n" for line in [f"system\t{header}\tscore", *rows])
-    lines = single_lines(result, escape_label(label_a), escape_label(label_b)) + [f"signature: {result.signature}"]
+def _single_json(result: Any, names: List[str]) -> str:
+    data = result.to_dict()
+    data.update({"a": names[0], "b": names[1]})
+    return json.dumps(data, indent=2) + "\n"
+
+
+def _single_tsv(result: Any, names: List[str], sides: List[List[InputText]], id_field: Optional[str]) -> str:
+    """One row per text, headed as the systems' TSV is (``system``, the label or ``id_field``, ``score``)."""
+    header = escape_label(id_field) if id_field is not None else "label"
+    rows = [f"{escape_label(name)}\t{escape_label(side[0].label)}\t{value:.6f}"
+            for name, side, value in zip(names, sides, (result.score_a, result.score_b))]
+    return "".join(line + "\n" for line in [f"system\t{header}\tscore", *rows])
+
+
+def _single_text(result: Any, names: List[str]) -> str:
+    lines = single_lines(result, escape_label(names[0]), escape_label(names[1])) + [f"signature: {result.signature}"]
     return "".join(line + "\n" for line in lines)
 
 
-def _compare_single(label_a: str, side_a: List[InputText], label_b: str, side_b: List[InputText],
-                    formats: Sequence[str], make_scorer: Callable[[], Any], id_field: Optional[str]
-                    ) -> Tuple[Callable[[str], str], str]:
-    """Two single texts: how to render each format, and the signature."""
+def _render_single(result: Any, names: List[str], sides: List[List[InputText]], output_format: str,
+                   id_field: Optional[str]) -> str:
+    """What ``compare`` prints for two single texts (``-i doc``) in ``output_format`` (text, json or tsv)."""
+    if output_format == "json":
+        return _single_json(result, names)
+    if output_format == "tsv":
+        return _single_tsv(result, names, sides, id_field)
+    return _single_text(result, names)
+
+
+def _refuse_tables_for_two_texts(formats: Sequence[str]) -> None:
+    """The table formats rank systems: two single texts have no table."""
     for output_format in formats:
         if output_format in TABLE_FORMATS:
             raise InputError(f"-f {output_format} prints a table of systems: compare two systems' outputs on the same "
                              "inputs (-i lines, -i paragraphs or -i jsonl)")
-    with errors_named_by_label([item.label for item in side_a + side_b]):
-        result = make_scorer().compare(side_a[0].text, side_b[0].text)
-    return (lambda output_format: _render_single(result, label_a, label_b, side_a, side_b, output_format, id_field),
+
+
+def _compare_single(request: CompareRequest, names: List[str], sides: List[List[InputText]],
+                    make_scorer: Callable[[], Any]) -> Tuple[Callable[[str], str], str]:
+    """Two single texts: how to render each format, and the signature."""
+    _refuse_tables_for_two_texts(request.formats)
+    with errors_named_by_label([item.label for side in sides for item in side]):
+        result = make_scorer().compare(sides[0][0].text, sides[1][0].text)
+    return (lambda output_format: _render_single(result, names, sides, output_format, request.id_field),
             str(result.signature))
 
 
@@ -107,52 +167,87 @@ def _without_empty(every: List[List[InputText]], on_empty: str) -> Tuple[List[Li
     return kept_sides, [index for index in range(len(every[0])) if index not in kept_set]
 
 
-def _read_compared(files: Tuple[str, ...], input_format: str, field: str, group_by: Optional[str],
-                   labels: Tuple[str, ...], on_empty: str, id_field: Optional[str]
-                   ) -> Tuple[List[str], List[List[InputText]], List[str]]:
-    """Every system's name and texts (before any model loads), and the file each came from (none with
-    ``--group-by``): two files, three or more (paired), or one JSONL file split by ``group_by``."""
-    if group_by is not None:
-        if labels:
-            raise InputError(f"--label names the systems of separate files: with --group-by the field {group_by!r} "
-                             "names them")
-        groups = read_grouped_systems(files, input_format, field, group_by, on_empty, id_field)
-        return list(groups), list(groups.values()), []
-    if len(files) < 2:
-        raise InputError("compare needs two files (or one JSONL file with --group-by FIELD)")
-    names = system_labels(files, labels)
-    if len(files) > 2:
-        if input_format not in PAIRED_FORMATS:
-            raise InputError(f"comparing {len(files)} files needs one system's outputs per file: pass -i lines, "
-                             "-i paragraphs or -i jsonl")
-        inputs = read_systems(list(files), input_format, field, names=names, on_empty=on_empty, id_field=id_field)
-        return names, list(inputs.values()), list(files)
-    refuse_repeated_files(list(files), allow_same_file=True)  # a file against itself is a tie check
-    paired = input_format != "doc"
-    every = [read_all([path], input_format, field, on_empty if paired else None, id_field) for path in files]
+#: Every system's name, its texts, and the files they came from (none with ``--group-by``).
+Compared = Tuple[List[str], List[List[InputText]], List[str]]
+
+
+def _read_grouped(request: CompareRequest, group_by: str) -> Compared:
+    """One JSONL file whose lines name their system in the field ``group_by``."""
+    if request.labels:
+        raise InputError(f"--label names the systems of separate files: with --group-by the field {group_by!r} "
+                         "names them")
+    groups = read_grouped_systems(request.files, request.input_format, request.field, group_by, request.on_empty,
+                                  request.id_field)
+    return list(groups), list(groups.values()), []
+
+
+def _read_many(request: CompareRequest, names: List[str]) -> Compared:
+    """Three or more files, one system's outputs each (paired: item i of every file is the same input)."""
+    if request.input_format not in PAIRED_FORMATS:
+        raise InputError(f"comparing {len(request.files)} files needs one system's outputs per file: pass -i lines, "
+                         "-i paragraphs or -i jsonl")
+    inputs = read_systems(list(request.files), request.input_format, request.field, names=names,
+                          on_empty=request.on_empty, id_field=request.id_field)
+    return names, list(inputs.values()), list(request.files)
+
+
+def _read_two(request: CompareRequest, names: List[str]) -> Compared:
+    """Two files: two systems' outputs (paired, the same count and ids) or, with ``-i doc``, two texts."""
+    files = list(request.files)
+    refuse_repeated_files(files, allow_same_file=True)  # a file against itself is a tie check
+    paired = not request.two_texts
+    every = [read_all([path], request.input_format, request.field, request.on_empty if paired else None,
+                      request.id_field) for path in files]
     if paired:
-        _check_two(names[0], every[0], names[1], every[1], id_field)
+        _check_two(names[0], every[0], names[1], every[1], request.id_field)
     else:
-        _multi_line_hint(list(files), every)
-    return names, every, list(files)
+        _multi_line_hint(files, every)
+    return names, every, files
 
 
-def _write(render: Callable[[str], str], signature: Callable[[str], str], output_format: str, output: Optional[str],
-           targets: Sequence[Tuple[str, str]]) -> None:
+def _read_compared(request: CompareRequest) -> Compared:
+    """Every system's name and texts (before any model loads), and the file each came from (none with
+    ``--group-by``): two files, three or more (paired), or one JSONL file split by ``--group-by``."""
+    if request.group_by is not None:
+        return _read_grouped(request, request.group_by)
+    if len(request.files) < 2:
+        raise InputError("compare needs two files (or one JSONL file with --group-by FIELD)")
+    names = system_labels(request.files, request.labels)
+    return _read_many(request, names) if len(request.files) > 2 else _read_two(request, names)
+
+
+def _write(render: Callable[[str], str], signature: Callable[[str], str], request: CompareRequest) -> None:
     """Print (or write to ``-o``) the ``-f`` format, write every ``--also``; a TSV's signature goes to stderr."""
-    emit(render(output_format), output, COMPARISON)
-    write_also(targets, render, COMPARISON)
-    tsv = [fmt for fmt in [output_format, *(fmt for fmt, _ in targets)] if fmt == "tsv"]
-    if tsv:
+    emit(render(request.output_format), request.output, COMPARISON)
+    write_also(request.targets, render, COMPARISON)
+    if "tsv" in request.formats:
         click.echo(f"signature: {signature('tsv')}", err=True)  # stdout (or the file) stays a clean table
 
 
-def _from_scores(files: Tuple[str, ...], labels: Tuple[str, ...], on_empty: str, stats: Tuple[int, int, int]
-                 ) -> SystemsOutput:
-    """The comparison of systems saved already (score files, or a saved comparison)."""
+def _from_scores(request: CompareRequest) -> None:
+    """Render the comparison of systems saved already (score files, or a saved comparison): nothing is scored."""
     refuse_scoring_options("compare")
-    saved = read_saved(files, labels, on_empty)
-    return SystemsOutput(saved.scored, *given_or_saved(saved.stats, stats))
+    saved = read_saved(request.files, request.labels, request.on_empty)
+    result = SystemsOutput(saved.scored, *given_or_saved(saved.stats, request.stats))
+    _write(result.render, result.signature, request)
+
+
+def _compare_texts(request: CompareRequest, model: str, settings: ScorerSettings) -> None:
+    """Score and render the comparison the files hold: two texts, or two or more systems (paired)."""
+
+    def make_scorer() -> Any:
+        return build_scorer(model, settings)
+
+    names, every, sources = _read_compared(request)
+    if request.two_texts:
+        render, signature = _compare_single(request, names, every, make_scorer)
+        _write(render, lambda _: signature, request)
+        return
+    kept, left_out = _without_empty(every, request.on_empty)
+    length_warning(dict(zip(names, kept)))
+    scored = score_inputs(make_scorer(), names, kept, every, left_out, request.on_empty, request.id_field, sources)
+    result = SystemsOutput(scored, *request.stats)
+    _write(result.render, result.signature, request)
 
 
 @cli.command("compare", short_help="Which text is more coherent, or rank 2+ systems with p-values.")
@@ -185,26 +280,9 @@ def compare_command(files: Tuple[str, ...], input_format: str, field: str, outpu
     inputs (--input-format lines/paragraphs/jsonl: item i of every file is the same input; or one JSONL file with
     --group-by FIELD), with paired-bootstrap intervals and p-values (paired bootstrap, approximate randomization)
     for every pair. With --from-scores, FILES are saved scores: nothing is scored again."""
-    if output is not None:
-        check_output_file(output, list(files), COMPARISON)
-    targets = also_targets(also, OUTPUT_FORMATS, list(files), output, COMPARISON)
-    stats = (bootstrap_resamples, randomization_trials, seed)
+    request = _request(files, input_format, field, output_format, group_by,
+                       (bootstrap_resamples, randomization_trials, seed), labels, on_empty, id_field, output, also)
     if from_scores:
-        result = _from_scores(files, labels, on_empty, stats)
-        _write(result.render, result.signature, output_format, output, targets)
-        return
-
-    def make_scorer() -> Any:
-        return build_scorer(model, settings)
-
-    names, every, sources = _read_compared(files, input_format, field, group_by, labels, on_empty, id_field)
-    if group_by is None and input_format == "doc":  # two texts, one a file
-        render, signature = _compare_single(names[0], every[0], names[1], every[1],
-                                            [output_format, *(fmt for fmt, _ in targets)], make_scorer, id_field)
-        _write(render, lambda _: signature, output_format, output, targets)
-        return
-    kept, left_out = _without_empty(every, on_empty)
-    length_warning(dict(zip(names, kept)))
-    scored = score_inputs(make_scorer(), names, kept, every, left_out, on_empty, id_field, sources)
-    result = SystemsOutput(scored, *stats)
-    _write(result.render, result.signature, output_format, output, targets)
+        _from_scores(request)
+    else:
+        _compare_texts(request, model, settings)

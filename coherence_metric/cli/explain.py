@@ -9,6 +9,7 @@ import click
 
 from ..analysis.mechanism_names import AUTO, FALLBACK, MECHANISMS
 from ..analysis.sentence_breaks import KIND_NOTES
+from ..inputs.units import BODY, KINDS
 from ..settings import ScorerSettings
 from .group import cli
 from .labels import display_name, errors_named_by_label, escape_label
@@ -35,16 +36,24 @@ def _strongest_first(text: Any) -> str:
     return ", ".join(f"{flag.index + 1} {flag.kind}" for flag in text.flags)
 
 
+def _unit_line(sentence: str, width: int) -> str:
+    """A unit as printed: a code block's later lines indented under its first, so the numbers stay in one column."""
+    return sentence.replace("\n", "\n  " + " " * width + "  ")
+
+
 def _render(result: Any, labels: List[str], cap: int) -> None:
+    unread = False
     for label, text in zip(labels, result.texts):
         count = len(text.sentences)
         # Escaped as score's text output does: a file name holding a newline added a line of its own choosing.
         click.echo(f"== {escape_label(label)}  score {text.score:.4f}  ({count} sentence{'s' if count != 1 else ''})")
         width = len(str(count))
         kinds = text.kinds
-        for index, sentence in enumerate(text.sentences):
+        for index, (sentence, unit) in enumerate(zip(text.sentences, text.units)):
             mark = f"  <- {kinds[index]}: {KIND_NOTES[kinds[index]]}" if kinds[index] else ""
-            click.echo(f"  {index + 1:>{width}}  {sentence}{mark}")
+            if unit not in BODY:
+                mark, unread = f"  [{unit}]", True
+            click.echo(f"  {index + 1:>{width}}  {_unit_line(sentence, width)}{mark}")
             if index < len(text.transitions):
                 click.echo(f"  {'':>{width}}      {text.transitions[index]:+.4f}")
         if len(text.flags) > 1:
@@ -53,6 +62,9 @@ def _render(result: Any, labels: List[str], cap: int) -> None:
             click.echo(f"  ({text.note})")
     click.echo(f"transitions: {result.mechanism} ({MECHANISM_NOTES[result.mechanism]}); higher reads as more "
                "coherent")
+    if unread:
+        click.echo(f"units in brackets ({', '.join(kind for kind in KINDS if kind not in BODY)}): read by the score, "
+                   "never flagged, and no break is read into or out of them")
     if not result.calibrated:
         click.echo(f"flags: uncalibrated for this checkpoint (thresholds set with {result.calibration.checkpoint}, "
                    "whose score units may differ): read them as a rough guide")

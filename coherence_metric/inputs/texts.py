@@ -6,7 +6,7 @@ import unicodedata
 from typing import List, Optional, Sequence, Union
 
 from ..errors import InputError
-from .sentences import split_sentences
+from .units import Unit, given_units, split_units
 
 Document = Union[str, Sequence[str]]
 """One text: a string, or its sentences in order (joined with one space, as in the paper)."""
@@ -88,8 +88,17 @@ def normalise_documents(texts: Union[str, Sequence[Document]], first_position: i
     return [_as_text(document, position) for position, document in enumerate(texts, start=first_position)]
 
 
-def sentences_of(document: Document) -> List[str]:
-    """The sentences of one text: given ones as they are, otherwise split with the project's splitter."""
+def units_of(document: Document) -> List[Unit]:
+    """The units of one text, each with its kind (:mod:`.units`): a string cut by the structure-aware segmentation
+    ``score`` and ``explain`` share; given sentences kept as they are (stripped, empty ones dropped)."""
     if isinstance(document, str):
-        return split_sentences(document)
+        return split_units(document)
+    return given_units([sentence.strip() for sentence in document if sentence.strip()])
+
+
+def sentences_of(document: Document) -> List[str]:
+    """The units of one text as strings (its sentences, for prose): given ones as they are, otherwise cut by the
+    structure-aware segmentation (:func:`.units.split_units`; plain prose exactly as the project's splitter cuts it)."""
+    if isinstance(document, str):
+        return [unit.text for unit in split_units(document)]
     return [sentence.strip() for sentence in document if sentence.strip()]

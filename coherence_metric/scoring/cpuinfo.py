@@ -11,6 +11,9 @@ from pathlib import Path
 from typing import FrozenSet, Optional
 
 CPUINFO = Path("/proc/cpuinfo")
+#: CPU flags that mean native bf16 matrix instructions (the speed report names them). Here rather than beside the
+#: dtype choice, which imports torch, so that the benchmarks' reports can read them without it.
+BF16_CPU_FLAGS = frozenset({"amx_bf16", "avx512_bf16"})
 
 
 def cpuinfo_value(key: str, cpuinfo: Path = CPUINFO) -> Optional[str]:
@@ -36,4 +39,4 @@ def cpu_model_name(cpuinfo: Path = CPUINFO) -> str:
     return cpuinfo_value("model name", cpuinfo) or platform.processor() or platform.machine()
 
 
-__all__ = ["CPUINFO", "cpu_flags", "cpu_model_name", "cpuinfo_value"]
+__all__ = ["BF16_CPU_FLAGS", "CPUINFO", "cpu_flags", "cpu_model_name", "cpuinfo_value"]

@@ -29,7 +29,7 @@ from typing import Any, ContextManager, Optional
 import torch
 
 from ..errors import InputError
-from .cpuinfo import cpu_flags, cpu_model_name
+from .cpuinfo import BF16_CPU_FLAGS, cpu_flags, cpu_model_name
 from .dtype_probe import cached_probe, choose_cpu_dtype
 
 AUTO = "auto"
@@ -46,8 +46,6 @@ DTYPE_ALIASES = {
 DTYPE_CHOICES = ("auto", "fp32", "bf16", "fp16")
 #: Device types the scorer runs on; torch knows more (meta has no data, xpu and others are untested here).
 SUPPORTED_DEVICE_TYPES = ("cpu", "cuda", "mps")
-#: CPU flags (Linux ``/proc/cpuinfo``) that mean native bf16 matrix instructions (the speed report names them).
-BF16_CPU_FLAGS = frozenset({"amx_bf16", "avx512_bf16"})
 _TORCH_DTYPES = {"bf16": torch.bfloat16, "fp16": torch.float16}
 
 

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional
 
-from coherence_metric.inputs.sentences import split_sentences
 from coherence_metric.research.data_dir import missing_data_error, shared_data_dir
+from coherence_metric.toolkit import split_sentences
 
 from ..documents import Document
 

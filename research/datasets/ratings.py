@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping, Optional
 
 from coherence_metric.errors import InputError
-from coherence_metric.inputs.sentences import split_sentences
 from coherence_metric.research.data_dir import require_data_file, shared_data_dir
+from coherence_metric.toolkit import split_sentences
 
 from .summeval import DATA_FILE as SUMMEVAL_FILE
 from .summeval import read_summeval_articles

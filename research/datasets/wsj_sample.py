@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Optional
 
 from coherence_metric.errors import InputError
-from coherence_metric.inputs.sentences import split_sentences
 from coherence_metric.research.data_dir import require_data_file, shared_data_dir
+from coherence_metric.toolkit import split_sentences
 
 from .base import DEFAULT_SEED, PairItem, TestSet
 from .permutation import permuted_pairs

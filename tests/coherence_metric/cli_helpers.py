@@ -1,4 +1,9 @@
-"""What every CLI test module needs: invoking the real command group, and the package's one-line error rule."""
+"""What every CLI test module needs: invoking the real command group, and the package's one-line error rule.
+
+The group comes from ``coherence_metric.cli.commands``, which registers every command: ``coherence_metric.cli.cli``
+alone knows only the commands some earlier import happened to register, so a test module run by itself would get
+"No such command".
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from typing import Any, Sequence
 
 from click.testing import CliRunner, Result
 
-from coherence_metric.cli import cli
+from coherence_metric.cli.commands import cli
 
 
 def invoke(runner: CliRunner, args: Sequence[str], **kwargs: Any) -> Result:

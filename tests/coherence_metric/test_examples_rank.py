@@ -1,6 +1,7 @@
 """The shipped examples show what the shipped default does: an ordered text above its shuffle, as README,
 `make demo` and examples/score_system_outputs.py present it. If a future default stops doing this, the examples (or
-the default) must change, not the claim. (`make demo`'s two texts: tests/coherence_metric/test_default_model.py.)"""
+the default) must change, not the claim. (`make demo`'s two texts:
+tests/coherence_metric/models/test_default_model.py.)"""
 
 from __future__ import annotations
 

@@ -4,14 +4,19 @@
 coherence-metric`` scores without them and research plumbing (where the shared data lives) stays out of it.
 ``training`` and ``benchmarks`` both import ``research`` (corpora, splits, intruders, test sets, encoders) and never
 each other, in either direction, so neither needs the other to import and no import hides in a function to dodge a
-cycle; ``research`` imports neither.
+cycle; ``research`` imports neither. ``tools`` (repository tools, run from a checkout and never installed) may import
+any of them, and none of them imports ``tools``: an installed package would not find it.
+
+``research``, ``training`` and ``benchmarks`` reach the scoring package through three faces only: the user API
+(``from coherence_metric import ...``), its errors, and ``coherence_metric.toolkit``, the named pieces they build on.
+The modules behind them may move without touching the research code.
 """
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, Iterator, List, Optional, Set, Tuple
 
 from ..conftest import REPO_DIR
 
@@ -21,13 +26,14 @@ LAYERS: Dict[str, Tuple[Path, str]] = {
     "research": (REPO_DIR / "research", "coherence_metric.research"),
     "training": (REPO_DIR / "training", "coherence_metric.training"),
     "benchmarks": (REPO_DIR / "benchmarks", "coherence_metric.benchmarks"),
+    "tools": (REPO_DIR / "tools", "tools"),
 }
 #: Layer -> the layers it must never import.
 FORBIDDEN: Dict[str, Tuple[str, ...]] = {
-    "coherence_metric": ("research", "training", "benchmarks"),
-    "research": ("training", "benchmarks"),
-    "training": ("benchmarks",),
-    "benchmarks": ("training",),
+    "coherence_metric": ("research", "training", "benchmarks", "tools"),
+    "research": ("training", "benchmarks", "tools"),
+    "training": ("benchmarks", "tools"),
+    "benchmarks": ("training", "tools"),
 }
 
 
@@ -94,6 +100,7 @@ def test_the_check_sees_imports_hidden_inside_functions(tmp_path) -> None:
         "coherence_metric.benchmarks"]
     assert layer_of("coherence_metric.training.data.splits") == "training" and layer_of("numpy") is None
     assert layer_of("coherence_metric.scorer") == "coherence_metric"
+    assert layer_of("tools.gpu_route.inputs") == "tools" and "tools" in FORBIDDEN["training"]
 
 
 def test_the_layers_still_import_each_other_where_allowed() -> None:
@@ -104,6 +111,53 @@ def test_the_layers_still_import_each_other_where_allowed() -> None:
             seen[layer].update(layer_of(target) for _, target in _imports(path, _module_name(path, folder, prefix)))
     assert "research" in seen["training"] and "research" in seen["benchmarks"]
     assert "coherence_metric" in seen["research"]
+    assert "training" in seen["tools"]  # the GPU route imports training's public pieces
+
+
+#: The modules of the scoring package that ``research``, ``training`` and ``benchmarks`` may import.
+CORE_FACES = ("coherence_metric", "coherence_metric.errors", "coherence_metric.toolkit")
+#: The layers held to them.
+FACED = ("research", "training", "benchmarks")
+
+
+def core_modules(folder: Path = LAYERS["coherence_metric"][0]) -> Set[str]:
+    """Every module of the scoring package, by name (a name imported from a module is not one)."""
+    return {_module_name(path, folder, "coherence_metric") for path in folder.rglob("*.py")}
+
+
+def deep_core_imports(folders: Optional[Dict[str, Tuple[Path, str]]] = None,
+                      core: Optional[Set[str]] = None) -> List[str]:
+    """``file:line imports module`` for every import of a scoring-package module other than its faces, anywhere in
+    ``research``, ``training`` and ``benchmarks`` (inside functions too)."""
+    core = core_modules() if core is None else core
+    found = []
+    for folder, prefix in (folders or {name: LAYERS[name] for name in FACED}).values():
+        for path in sorted(folder.rglob("*.py")):
+            for line, target in _imports(path, _module_name(path, folder, prefix)):
+                if target in core and layer_of(target) == "coherence_metric" and target not in CORE_FACES:
+                    found.append(f"{path.relative_to(folder.parent)}:{line} imports {target}")
+    return found
+
+
+def test_research_training_and_benchmarks_reach_the_core_only_through_its_faces() -> None:
+    """Not ``coherence_metric.models.registry`` or ``coherence_metric.scoring.runtime``: the toolkit names what they
+    use, so the scoring package's insides may move."""
+    assert deep_core_imports() == []
+
+
+def test_the_face_check_finds_a_deep_import_hidden_in_a_function(tmp_path) -> None:
+    folder = tmp_path / "benchmarks"
+    folder.mkdir()
+    (folder / "speed.py").write_text("from coherence_metric import CoherenceScorer\n"
+                                     "from coherence_metric.toolkit import cpu_description\n\n"
+                                     "def f():\n    from coherence_metric.scoring import runtime\n"
+                                     "    import coherence_metric.models.registry\n")
+    core = {"coherence_metric", "coherence_metric.toolkit", "coherence_metric.scoring",
+            "coherence_metric.scoring.runtime", "coherence_metric.models", "coherence_metric.models.registry"}
+    assert deep_core_imports({"benchmarks": (folder, "coherence_metric.benchmarks")}, core) == [
+        "benchmarks/speed.py:5 imports coherence_metric.scoring",
+        "benchmarks/speed.py:5 imports coherence_metric.scoring.runtime",
+        "benchmarks/speed.py:6 imports coherence_metric.models.registry"]
 
 
 def test_nothing_imports_the_folders_under_their_old_top_level_names() -> None:

@@ -14,7 +14,7 @@ from packaging.requirements import Requirement
 from coherence_metric.install_hints import ARCHIVE_HINT, UPGRADE_HINT, extra_requirements, pip_install_hint
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCES = ("coherence_metric", "training", "benchmarks", "research")
+SOURCES = ("coherence_metric", "training", "benchmarks", "research", "tools")
 #: What a hint may not say: the index has no coherence-metric (nor its archive pack) to install.
 UNINSTALLABLE = re.compile(r"pip install (-U )?['\"]?coherence-metric(-archive)?\b")
 

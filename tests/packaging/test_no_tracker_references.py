@@ -13,7 +13,7 @@ from typing import Iterable, Iterator, List
 from ..conftest import REPO_DIR
 
 #: Where a reader meets the project's own words: the code and recipes of these folders, and the docs pages.
-SOURCE_FOLDERS = ("coherence_metric", "training", "benchmarks", "research", "archive")
+SOURCE_FOLDERS = ("coherence_metric", "training", "benchmarks", "research", "archive", "tools")
 SOURCE_SUFFIXES = (".py", ".yaml", ".yml")
 DOC_PAGES = ("README.md", "MODELS.md")
 #: Records, not prose: committed benchmark reports; CHANGELOG.md is never listed.
@@ -55,7 +55,8 @@ def references(paths: Iterable[Path], root: Path = REPO_DIR) -> Iterator[str]:
 def test_the_scan_covers_code_recipes_and_docs():
     names = {path.relative_to(REPO_DIR).as_posix() for path in scanned_files()}
     assert {"Makefile", "README.md", "MODELS.md", "docs/training.md",
-            "benchmarks/reporting/model_cards.py", "training/configs/cpu-minilm-joint.yaml"} <= names
+            "benchmarks/reporting/model_cards.py", "training/configs/cpu-minilm-joint.yaml",
+            "tools/gpu_route/inputs.py"} <= names
     assert not any(name.startswith("benchmarks/reports/") or name.endswith("CHANGELOG.md") for name in names)
 
 

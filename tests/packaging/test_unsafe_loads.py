@@ -15,8 +15,9 @@ import pytest
 
 from ..conftest import REPO_DIR
 
-#: The folders whose Python code ships or runs the project's commands.
-SOURCE_FOLDERS = ("coherence_metric", "training", "benchmarks", "research")
+#: The folders whose Python code ships or runs the project's commands (``tools/``: the GPU route, which reads what
+#: another machine wrote).
+SOURCE_FOLDERS = ("coherence_metric", "training", "benchmarks", "research", "tools")
 #: Modules whose load functions unpickle whatever the file names.
 PICKLING_MODULES = ("pickle", "_pickle", "cPickle", "dill", "cloudpickle", "joblib", "shelve", "marshal")
 #: Their functions that unpickle (``shelve.open`` too).

@@ -113,7 +113,7 @@ def test_the_cli_trains_a_recipe_file_and_names_the_checkpoint(trained, tmp_path
     recipe, summary = trained
     path = tmp_path / "recipe.yaml"
     path.write_text(yaml.safe_dump(asdict(recipe)), encoding="utf-8")  # resumes the finished run: seconds
-    result = CliRunner().invoke(train, ["run", str(path), "--no-progress"])
+    result = CliRunner().invoke(train, ["run", str(path), "--quiet"])
     assert result.exit_code == 0, result.output
     assert f"weight {summary['weight']:g}" in result.output
     assert f"checkpoint in {summary['checkpoint']}" in result.output

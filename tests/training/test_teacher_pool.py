@@ -13,9 +13,9 @@ import pytest
 
 from coherence_metric import CoherenceScorer
 from coherence_metric.research.documents import Document
-from coherence_metric.training.distil.pool import build_pool, extract_of, long_window, text_key, variants
-from coherence_metric.training.distil.score_pool import main as score_pool_main
-from coherence_metric.training.distil.teacher_scores import Scorer, load_scores, part_name, read_part, write_part
+from coherence_metric.training.pointwise.teacher.pool import build_pool, extract_of, long_window, text_key, variants
+from coherence_metric.training.pointwise.teacher.score_pool import main as score_pool_main
+from coherence_metric.training.pointwise.teacher.scores import Scorer, load_scores, part_name, read_part, write_part
 from coherence_metric.training.pointwise.texts import PointwiseData
 
 from ..conftest import REPO_DIR
@@ -100,7 +100,7 @@ def test_another_teachers_parts_and_damaged_parts_are_skipped_with_a_warning(tmp
 
 def test_the_runner_scores_only_what_no_part_holds_and_matches_the_scorer(bert_checkpoint, tmp_path, monkeypatch):
     """Two runs into one folder: the second scores nothing; every stored score is the teacher's own."""
-    import coherence_metric.training.distil.score_pool as runner
+    import coherence_metric.training.pointwise.teacher.score_pool as runner
 
     monkeypatch.setattr(runner, "pending_texts", lambda recipe, count, done, epochs, long_every: [
         (item.key, item.text) for item in itertools.islice(build_pool(DATA, documents=DOCUMENTS), count)
@@ -123,7 +123,7 @@ def test_the_runner_scores_only_what_no_part_holds_and_matches_the_scorer(bert_c
 
 
 def test_a_steps_extras_are_the_pools_other_texts_of_the_same_visit():
-    from coherence_metric.training.distil.pool import EXTRA_CAPS, pool_extras, visiting_order
+    from coherence_metric.training.pointwise.teacher.pool import EXTRA_CAPS, pool_extras, visiting_order
     from coherence_metric.training.pointwise.texts import make_example
 
     pool = list(build_pool(DATA, documents=DOCUMENTS, long_every=1))

@@ -10,9 +10,9 @@ import torch
 
 from coherence_metric.errors import InputError
 from coherence_metric.research.documents import Document
-from coherence_metric.training.distil.pool import text_key
-from coherence_metric.training.distil.targets import stored_targets, teacher_mse, teacher_ranking
-from coherence_metric.training.distil.teacher_scores import Scorer, write_part
+from coherence_metric.training.pointwise.teacher.pool import text_key
+from coherence_metric.training.pointwise.teacher.scores import Scorer, write_part
+from coherence_metric.training.pointwise.teacher.targets import stored_targets, teacher_mse, teacher_ranking
 
 WHOLE = ["The river rose.", "The fields flooded.", "Farmers moved the cattle."]
 LEAD = WHOLE[:1]
@@ -79,8 +79,8 @@ def test_a_pointwise_step_learns_the_stored_scores_of_the_texts_it_has(tiny_bert
 
 
 def test_teacher_scores_without_a_weight_or_an_empty_folder_are_refused_in_one_line(tmp_path):
-    from coherence_metric.training.distil.teacher_scores import load_folder
     from coherence_metric.training.pointwise.objective import PointwiseObjectiveSection
+    from coherence_metric.training.pointwise.teacher.scores import load_folder
 
     with pytest.raises(InputError, match="objective.teacher_scores goes with a positive teacher_mse_weight"):
         PointwiseObjectiveSection(teacher_scores=str(tmp_path)).check("recipe.yaml")

@@ -133,7 +133,7 @@ def test_a_truncated_state_file_is_one_line_on_the_command_line(tiny_training_da
     state.write_bytes(state.read_bytes()[: state.stat().st_size // 2])
     path = tmp_path / "recipe.yaml"
     path.write_text(yaml.safe_dump(config.to_dict()))
-    result = CliRunner().invoke(cli, ["train", "run", str(path), "--no-progress"])
+    result = CliRunner().invoke(cli, ["train", "run", str(path), "--quiet"])
     assert result.exit_code == 2, result.output
     errors = [line for line in result.output.splitlines() if line.startswith("coherence-metric: error:")]
     assert len(errors) == 1 and str(state) in errors[0] and "Traceback" not in result.output
@@ -260,7 +260,7 @@ def test_two_processes_under_torchrun_on_gloo(tiny_training_data, tiny_bert_dir,
     env = dict(os.environ, OMP_NUM_THREADS="1")
     result = subprocess.run(
         [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2",
-         "-m", "coherence_metric.cli", "train", "run", str(path), "--no-progress"],
+         "-m", "coherence_metric.cli", "train", "run", str(path), "--quiet"],
         capture_output=True, text=True, cwd=REPO_DIR, env=env, timeout=300,
     )
     assert result.returncode == 0, result.stderr[-3000:]

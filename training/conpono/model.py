@@ -24,7 +24,7 @@ import torch
 from torch import nn
 
 from coherence_metric.errors import InputError
-from coherence_metric.models.quiet import quiet_transformers
+from coherence_metric.toolkit import quiet_transformers
 
 from .examples import distances
 from .inputs import Tokens

@@ -27,8 +27,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from coherence_metric.atomic_write import write_atomically
 from coherence_metric.errors import InputError
+from coherence_metric.toolkit import write_atomically
 
 from .examples import ConponoExample, ExampleSettings, Paragraph, build_example
 from .inputs import ConponoInputs, Tokens, build_inputs

@@ -21,6 +21,7 @@ from coherence_metric.research.splits import held_out_documents
 from ..checks import refuse_failed
 from ..config import build_family_recipe, read_recipe_mapping
 from ..loop import LoopConfig, ObjectiveLoop
+from ..model_setup import backbone_folder, freeze
 from ..resume import seed_random_states
 from .examples import ExampleSettings, Paragraph, paragraphs_of
 from .inputs import ENCODINGS
@@ -141,7 +142,6 @@ def build_objective(recipe: ConponoRecipe, name: str = "conpono") -> ConponoObje
     """The model, tokenizer and data a recipe names, assembled into the objective."""
     from transformers import AutoTokenizer
 
-    from ..model_setup import backbone_folder, freeze
 
     device = _device(recipe.model.device)
     settings = recipe.objective.example_settings()

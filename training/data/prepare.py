@@ -12,11 +12,11 @@ from itertools import islice
 from pathlib import Path
 from typing import Any, Dict, Iterator, Optional, Sequence
 
+from coherence_metric import __version__
 from coherence_metric.errors import InputError
 from coherence_metric.research.corpora import CORPORA
 from coherence_metric.research.documents import Document
 from coherence_metric.research.splits import SPLIT_FRACTIONS, SPLITS, duplicate_ids, split_of
-from coherence_metric.version import __version__
 
 from .examples import BuildCounts, ExampleConfig, build_items
 from .storage import FORMAT_VERSION, SplitWriter, split_path, write_manifest

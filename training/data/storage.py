@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 from typing import Any, Dict, Iterable, Iterator, Optional, TextIO
 
-from coherence_metric.atomic_write import write_atomically
 from coherence_metric.errors import InputError
+from coherence_metric.toolkit import write_atomically
 
 from .examples import TrainingItem
 
@@ -87,7 +87,7 @@ def read_split(path: Path) -> Iterator[TrainingItem]:
     """
     path = Path(path)
     if not path.is_file():
-        raise InputError(f"split file not found: {path} (run `coherence-metric train prepare --out DIR` first)")
+        raise InputError(f"split file not found: {path} (run `coherence-metric train prepare -o DIR` first)")
     return _read_lines(path)
 
 

@@ -16,11 +16,8 @@ from typing import Any, Dict, List, Mapping, Optional
 import numpy as np
 import torch
 
-from coherence_metric.atomic_write import write_atomically
 from coherence_metric.errors import InputError
-from coherence_metric.file_names import plain_name
-from coherence_metric.models.checkpoint_config import sha256_of_file
-from coherence_metric.safe_json import parse_json
+from coherence_metric.toolkit import parse_json, plain_name, quiet_transformers, sha256_of_file, write_atomically
 
 from ..wordvec import WordVectors
 from .model import BiGRUEncoder
@@ -113,7 +110,6 @@ class BiGRUSentenceEncoder:
             return self._encoder
         from transformers import AutoTokenizer
 
-        from coherence_metric.models.quiet import quiet_transformers
 
         try:
             state = torch.load(self._weights, map_location="cpu", weights_only=True)

@@ -36,9 +36,9 @@ for row in "$@"; do
   if compgen -G "$report_dir/discoeval_*.json" > /dev/null; then echo "$row: reported already ($report_dir)"; continue; fi
   echo "$(date +%H:%M) $row: training"
   "$CLI" train run "$RECIPE" --set "objective.losses=$(losses_of "$row")" \
-    --set "loop.output_dir=$RUNS/discoeval-cpu-$row" --no-progress "${TRAIN_ARGS[@]}"
+    --set "loop.output_dir=$RUNS/discoeval-cpu-$row" --quiet "${TRAIN_ARGS[@]}"
   echo "$(date +%H:%M) $row: DiscoEval"
-  "$CLI" benchmark --suite discoeval --encoder "trained:$RUNS/discoeval-cpu-$row/best$ENCODER_OPTIONS" \
-    --out "$report_dir" --verbose "${DISCOEVAL_ARGS[@]}"
+  "$CLI" benchmark discoeval --encoder "trained:$RUNS/discoeval-cpu-$row/best$ENCODER_OPTIONS" \
+    --output "$report_dir" --verbose "${DISCOEVAL_ARGS[@]}"
 done
 echo "$(date +%H:%M) done: $*"

@@ -53,8 +53,8 @@ from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Optional, Sequence
 
 from coherence_metric.errors import InputError
-from coherence_metric.inputs.sentences import split_sentences
 from coherence_metric.research.corpora.wiki import FILE_PATTERN, SOURCE, read_wiki_pages
+from coherence_metric.toolkit import split_sentences
 
 HEADING_MAX_WORDS = 10
 FRAGMENT_MAX_WORDS = 3

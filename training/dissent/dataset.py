@@ -36,6 +36,7 @@ from coherence_metric.research.splits import SPLITS, duplicate_ids, split_of
 from .extraction import Extraction, extract_from_parse
 from .markers import BOOKS_ALL
 from .pairs import MAX_RATIO, MAX_WORDS, MIN_WORDS, Pair, lengths_ok, word_count
+from .parser import load_dependency_parser, parse_with_context
 from .patterns import extract_with_patterns
 
 logger = logging.getLogger("coherence_metric.training")
@@ -123,7 +124,6 @@ def _extractions(settings: ExtractionSettings, data_dir: Optional[Path], batch_s
         for doc_id, split, previous, sentence in candidates:
             yield doc_id, split, extract_with_patterns(sentence, previous, BOOKS_ALL)
         return
-    from .parser import load_dependency_parser, parse_with_context
 
     nlp = load_dependency_parser(settings.spacy_model)
     items = ((sentence, (doc_id, split, previous)) for doc_id, split, previous, sentence in candidates)

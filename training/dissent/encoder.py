@@ -23,9 +23,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from coherence_metric.atomic_write import write_atomically
 from coherence_metric.errors import InputError
-from coherence_metric.models.checkpoint_config import sha256_of_file
+from coherence_metric.toolkit import sha256_of_file, write_atomically
 
 from ..wordvec import WordVectors
 from .finetune import PairTransformer

@@ -18,6 +18,9 @@ import torch
 from torch import nn
 
 from coherence_metric.errors import InputError
+from coherence_metric.toolkit import quiet_transformers
+
+from ..model_setup import backbone_folder
 
 
 def mean_pool(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -46,9 +49,7 @@ class PairTransformer(nn.Module):
         """Load a backbone and its tokenizer from a local folder, installed package or the HF cache."""
         from transformers import AutoModel, AutoTokenizer
 
-        from coherence_metric.models.quiet import quiet_transformers
 
-        from ..model_setup import backbone_folder
 
         path = backbone_folder(folder)
         with quiet_transformers():

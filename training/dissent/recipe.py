@@ -23,8 +23,14 @@ from coherence_metric.errors import InputError
 
 from ..config import build_family_recipe, read_recipe_mapping
 from ..loop import LoopConfig, ObjectiveLoop
+from ..wordvec import WordVectors
 from .dataset import DEFAULT_CORPORA, ExtractionSettings, PairSet, build_pair_cache, load_pairs
+from .encoder import load_trained
+from .finetune import PairTransformer
 from .markers import marker_set
+from .model import DisSentBiLSTM
+from .objective import DisSentObjective
+from .report import write_test_report
 
 logger = logging.getLogger("coherence_metric.training")
 
@@ -120,13 +126,10 @@ def build_model(recipe: DisSentRecipe, classes: int) -> Any:
     torch.manual_seed(recipe.loop.seed)
     section = recipe.model
     if section.kind == "bilstm":
-        from ..wordvec import WordVectors
-        from .model import DisSentBiLSTM
 
         model: Any = DisSentBiLSTM(WordVectors.load(section.word_vectors), section.hidden, section.fc_dim, classes,
                                    section.activation, section.max_length)
     else:
-        from .finetune import PairTransformer
 
         model = PairTransformer.from_pretrained(section.backbone, classes, section.max_length)
     return model.to(section.device)
@@ -148,10 +151,6 @@ def load_splits(recipe: DisSentRecipe) -> Dict[str, PairSet]:
 
 def run_recipe(path: Path, overrides: Dict[str, Any], progress: bool) -> Dict[str, Any]:
     """Train a DisSent recipe and test its best checkpoint; returns the loop's result plus ``test``."""
-    from .encoder import load_trained
-    from .objective import DisSentObjective
-    from .report import write_test_report
-
     recipe = load_dissent_recipe(path, overrides)
     splits = load_splits(recipe)
     markers = splits["train"].markers

@@ -40,8 +40,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from coherence_metric.atomic_write import write_atomically
 from coherence_metric.errors import CoherenceMetricError, InputError
+from coherence_metric.toolkit import write_atomically
 
 from ..wordvec import WordVectors
 from .principal import remove_component

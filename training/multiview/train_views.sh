@@ -39,13 +39,13 @@ for run in "$@"; do
   if [ ! -d "$output/final" ]; then
     echo "$(date +%H:%M) $run: training"
     # shellcheck disable=SC2046  # the recipe and its overrides are separate words on purpose
-    "$CLI" train run $(recipe_of "$run") --set "loop.output_dir=$output" --no-progress "${TRAIN_ARGS[@]}"
+    "$CLI" train run $(recipe_of "$run") --set "loop.output_dir=$output" --quiet "${TRAIN_ARGS[@]}"
   fi
   for view in f g ensemble; do
     report_dir="$RUNS/benchmarks/discoeval-multiview-$run-$view$SUFFIX"
     if compgen -G "$report_dir/discoeval_*.json" > /dev/null; then echo "$run/$view: reported already"; continue; fi
     echo "$(date +%H:%M) $run/$view: DiscoEval"
-    "$CLI" benchmark --suite discoeval --encoder "trained:$output/best:view=$view:pool=$POOL$ENCODER_OPTIONS" --out "$report_dir" \
+    "$CLI" benchmark discoeval --encoder "trained:$output/best:view=$view:pool=$POOL$ENCODER_OPTIONS" --output "$report_dir" \
       --verbose "${DISCOEVAL_ARGS[@]}"
   done
 done

@@ -8,7 +8,8 @@ from typing import Dict
 import torch
 from torch import nn
 
-from coherence_metric.models.model import CoherenceModel, pool
+from coherence_metric import CoherenceModel
+from coherence_metric.toolkit import pool
 
 
 @torch.no_grad()

@@ -17,9 +17,8 @@ from typing import Any, List, Optional, Sequence, Tuple
 import torch
 from torch import nn
 
-from coherence_metric.models.model import CoherenceModel, pool
-from coherence_metric.scoring.batching import pad_batch, plan_batches
-from coherence_metric.scoring.runtime import autocast_context
+from coherence_metric import CoherenceModel
+from coherence_metric.toolkit import autocast_context, pad_batch, plan_batches, pool
 
 
 def sentence_token_ids(tokenizer: Any, sentences: Sequence[str], max_length: int) -> Tuple[List[int], List[int]]:

@@ -32,6 +32,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from coherence_metric import CoherenceScorer
 from coherence_metric.research.datasets.ratings import (
     DEV_SELECT,
     HANNA,
@@ -43,7 +44,7 @@ from coherence_metric.research.datasets.ratings import (
     word_count,
 )
 from coherence_metric.research.documents import Document
-from coherence_metric.scoring.local_term import adjacent_pairs, group_by_owner, mix
+from coherence_metric.toolkit import adjacent_pairs, group_by_owner, mix
 
 from ..config import read_recipe_mapping
 from ..state_files import write_output
@@ -124,8 +125,6 @@ class GlobalAndLocal:
     """A checkpoint's whole-text scores and pair scores of sentence lists, each distinct text scored once."""
 
     def __init__(self, model: str) -> None:
-        from coherence_metric import CoherenceScorer
-
         self.scorer = CoherenceScorer(model, dtype="fp32")
         self.scorer.model.local_weight = None  # the parts, unmixed: mixing happens per weight below
         self._cache: Dict[str, float] = {}
@@ -272,7 +271,7 @@ def score_whole(data: DevData, model: str) -> Dict[str, List[float]]:
 
 
 def read_saved_scores(path: Path, data: DevData) -> Dict[str, List[float]]:
-    """Whole-text scores a GPU run saved (``coherence-metric train on-device``: ``scores-STEP.json.gz``), checked
+    """Whole-text scores a GPU run saved (``python -m tools.gpu_route on-device``: ``scores-STEP.json.gz``), checked
     against the dev texts they must belong to (same parts, same counts: the dev data of another commit is refused)."""
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         scores = json.load(handle)

@@ -18,23 +18,18 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 import torch
 from torch import nn
 
+from coherence_metric import CoherenceModel, load_checkpoint, save_checkpoint
 from coherence_metric.errors import InputError
-from coherence_metric.models.checkpoint import load_checkpoint, save_checkpoint
-from coherence_metric.models.model import CoherenceModel
-from coherence_metric.models.registry import resolve_model
-from coherence_metric.scoring.batching import plan_batches
-from coherence_metric.scoring.runtime import autocast_context
-from coherence_metric.scoring.transition_pass import TransitionModel
-from coherence_metric.scoring.windows import window_units
+from coherence_metric.toolkit import TransitionModel, autocast_context, plan_batches, resolve_model, window_units
 
 from ..checks import refuse_failed
-from ..distil.pool import EXTRA_CAPS, pool_extras
-from ..distil.targets import stored_targets, teacher_mse, teacher_ranking
-from ..distil.teacher_scores import load_folder
 from ..evaluation import score_documents
 from ..trainer import encode
 from .boundary import BoundaryHead, boundary_losses, scores_and_boundaries
 from .dev_checks import build_dev_texts, run_dev_checks
+from .teacher.pool import EXTRA_CAPS, pool_extras
+from .teacher.scores import load_folder
+from .teacher.targets import stored_targets, teacher_mse, teacher_ranking
 from .texts import PointwiseData, PointwiseExample, make_example
 
 FLAVOURS = ("delta", "full", "adapter")
@@ -90,10 +85,10 @@ class PointwiseObjectiveSection:
             ``max_length``, so the losses act on the number users get (a text cut at the limit never showed its whole
             to the truncation loss): pair it with long texts (``data.long_max_sentences``) and
             ``data.truncation_leads`` to hold long texts level with their leads.
-        teacher_scores: a folder of a teacher's stored scores of the recipe's texts (:mod:`..distil.score_pool`,
+        teacher_scores: a folder of a teacher's stored scores of the recipe's texts (:mod:`.teacher.score_pool`,
             computed once, in parts), learnt without running the teacher in the step: texts it holds no score for
             take no part in the two terms below. A lead's target is capped at its whole text's
-            (:mod:`..distil.targets`).
+            (:mod:`.teacher.targets`).
         teacher_mse_weight: weight of the mean squared difference between the model's score and the stored one.
         teacher_rank_weight: weight of a logistic ranking of every pair of the step's texts that the stored scores
             order by more than ``teacher_rank_gap`` (the teacher's order across documents, without its scale).

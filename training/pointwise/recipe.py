@@ -4,7 +4,7 @@ What it trains is a normal coherence checkpoint (backbone + linear head, ``delta
 scorer, the benchmarks and the package read it like any other. The loop
 (:class:`coherence_metric.training.loop.ObjectiveLoop`) gives resume, best/final folders and the log; the best
 checkpoint is kept by ``select`` on synthetic dev (the mean of own-pair accuracy and cross-text AUC). Which run becomes
-the default is decided afterwards on the human-judged dev-select half (``coherence-metric benchmark --suite
+the default is decided afterwards on the human-judged dev-select half (``coherence-metric benchmark
 human-dev``), never on a paper test set.
 """
 
@@ -15,10 +15,13 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple
 
+from coherence_metric import CoherenceModel
 from coherence_metric.errors import InputError
+from coherence_metric.toolkit import BackboneSpec, peft_deprecation_hidden, sha256_of_file
 
 from ..config import build_family_recipe, read_recipe_mapping
 from ..loop import LoopConfig, ObjectiveLoop
+from ..model_setup import backbone_folder, freeze, start_from_checkpoint
 from .objective import PointwiseObjective, PointwiseObjectiveSection
 from .texts import PointwiseData, sample_documents
 
@@ -122,10 +125,7 @@ def build_model(recipe: PointwiseRecipe) -> Tuple[Any, Any]:
     import torch
     from transformers import AutoTokenizer
 
-    from coherence_metric.models.checkpoint_config import BackboneSpec, sha256_of_file
-    from coherence_metric.models.model import CoherenceModel
 
-    from ..model_setup import backbone_folder, freeze, start_from_checkpoint
 
     section = recipe.model
     torch.manual_seed(recipe.loop.seed)
@@ -151,7 +151,6 @@ def add_lora(model: Any, lora: PointwiseLora) -> None:
     from peft import LoraConfig, get_peft_model
     from torch import nn
 
-    from coherence_metric.models.quiet import peft_deprecation_hidden
 
     wanted = set(lora.target_modules)
     targets = sorted({name.split(".")[-1] for name, module in model.backbone.named_modules()

@@ -18,14 +18,15 @@ import random
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from coherence_metric.diagnostics import tokenise_like_ptb
 from coherence_metric.errors import InputError
 from coherence_metric.research.corpora import CORPORA
 from coherence_metric.research.documents import Document
 from coherence_metric.research.splits import split_of
+from coherence_metric.toolkit import tokenise_like_ptb
 
 from ..checks import refuse_failed
 from ..data.corruptions import CORRUPTIONS
+from ..data.decontamination import benchmark_sentences, sentence_key
 from ..data.local_corruptions import fit_length
 
 STYLES = ("plain", "lower", "tokenised", "lower_tokenised")
@@ -220,15 +221,11 @@ def sample_documents(data: PointwiseData, split: str) -> List[Document]:
 @functools.lru_cache(maxsize=1)
 def _benchmark_sentence_keys() -> frozenset:
     """Keys of every 8+-word sentence of the benchmark test sets (read once per process: it takes seconds)."""
-    from ..data.decontamination import benchmark_sentences
-
     return frozenset(benchmark_sentences())
 
 
 def _clean(documents: Sequence[Document], limit: int) -> List[Document]:
     """The first ``limit`` documents sharing no 8+-word sentence with a benchmark test set."""
-    from ..data.decontamination import sentence_key
-
     banned = _benchmark_sentence_keys()
     kept: List[Document] = []
     for document in documents:

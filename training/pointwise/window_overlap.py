@@ -23,8 +23,9 @@ import warnings
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence
 
+from coherence_metric import CoherenceScorer
 from coherence_metric.research.datasets.ratings import word_count
-from coherence_metric.scoring.windows import window_tokens, window_units
+from coherence_metric.toolkit import window_tokens, window_units
 
 from ..state_files import write_output
 from .dev_checks import LONG
@@ -50,8 +51,6 @@ class WindowedScores:
     """Whole-text scores of sentence lists with a chosen window overlap, each distinct unit scored once."""
 
     def __init__(self, model: str) -> None:
-        from coherence_metric import CoherenceScorer
-
         self.scorer = CoherenceScorer(model, dtype="fp32")
         self._cache: Dict[str, float] = {}
 

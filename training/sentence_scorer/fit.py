@@ -14,7 +14,7 @@ from typing import Dict, List, Sequence, Tuple
 
 import torch
 
-from coherence_metric.models.sentence_scorer import SentenceLevelScorer
+from coherence_metric.toolkit import SentenceLevelScorer
 
 from ..evaluation import DevResult, Span, dev_result
 from .groups import EmbeddedGroups

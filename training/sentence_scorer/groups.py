@@ -17,7 +17,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 import torch
 
-from coherence_metric.scoring.sentence_pass import SentenceEmbedder
+from coherence_metric.toolkit import SentenceEmbedder
 
 from ..data.examples import TrainingItem
 from ..data.intrusions import Intrusion, build_document_intrusions, build_intrusions, build_sibling_intrusions

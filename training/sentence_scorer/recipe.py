@@ -13,10 +13,17 @@ from typing import Any, Dict, List, Optional, Tuple
 
 import torch
 
-from coherence_metric.models.checkpoint import add_sentence_scorer, remove_sentence_scorer
-from coherence_metric.models.checkpoint_config import read_checkpoint_config
-from coherence_metric.models.sentence_scorer import SentenceLevelScorer, SentenceScorerShape
-from coherence_metric.scoring.sentence_pass import SentenceEmbedder
+from coherence_metric import CoherenceScorer
+from coherence_metric.toolkit import (
+    SentenceEmbedder,
+    SentenceLevelScorer,
+    SentenceScorerShape,
+    add_sentence_scorer,
+    read_checkpoint_config,
+    remove_sentence_scorer,
+    resolve_backbone_folder,
+    resolve_model,
+)
 
 from ..checks import refuse_failed
 from ..config import build_family_recipe, read_recipe_mapping
@@ -135,10 +142,6 @@ class SentenceScorerRun:
     """One recipe's run: data, base checkpoint, epochs, weight choice, and the written checkpoint."""
 
     def __init__(self, recipe: SentenceScorerRecipe) -> None:
-        from coherence_metric.models.backbones import resolve_backbone_folder
-        from coherence_metric.models.registry import resolve_model
-        from coherence_metric.scorer import CoherenceScorer
-
         self.recipe = recipe
         self.out = Path(recipe.output_dir)
         self.out.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from coherence_metric.research.datasets.intrusion import IntruderFinder
 from coherence_metric.research.localisation_sets import new_adjacencies
-from coherence_metric.scoring.transition_pass import boundary_pairs
+from coherence_metric.toolkit import boundary_pairs
 
 logger = logging.getLogger("coherence_metric.training")
 

@@ -20,13 +20,24 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 import torch
 
+from coherence_metric import CoherenceModel, save_checkpoint
 from coherence_metric.errors import InputError
-from coherence_metric.scoring.batching import pad_to_width
-from coherence_metric.scoring.runtime import autocast_context
-from coherence_metric.scoring.transition_pass import PAIR_MAX_LENGTH, encode_pairs, transition_values
+from coherence_metric.research.cache import JsonCache
+from coherence_metric.research.localisation_sets import hits, load_localisation_sets
+from coherence_metric.toolkit import (
+    PAIR_MAX_LENGTH,
+    BackboneSpec,
+    autocast_context,
+    encode_pairs,
+    pad_to_width,
+    sha256_of_file,
+    transition_values,
+)
 
 from ..checks import refuse_failed
 from ..config import build_family_recipe, read_recipe_mapping
+from ..model_setup import backbone_folder, freeze
+from ..pointwise.texts import PointwiseData, sample_documents
 from ..resume import check_same_recipe
 from ..run_log import cut_log_after_step, log_line
 from ..state_files import read_state, remove_unfinished_files, replace_directory, save_atomically
@@ -116,8 +127,6 @@ def recipe_from_mapping(values: Dict[str, Any], where: str = "recipe") -> Transi
 def training_documents(data: TransitionData) -> List[List[str]]:
     """The training split's documents of ``data.corpora`` (seeded sample, decontaminated), cut to their first
     ``max_document_sentences`` sentences; documents under 3 sentences have no window and are left out."""
-    from ..pointwise.texts import PointwiseData, sample_documents
-
     chosen = sample_documents(PointwiseData(corpora=list(data.corpora), train_documents=data.train_documents,
                                             decontaminate=data.decontaminate, seed=data.seed), "train")
     return [list(document.sentences[:data.max_document_sentences]) for document in chosen
@@ -153,15 +162,10 @@ class DevLocalisation:
 
     @classmethod
     def from_data(cls, data: TransitionData) -> "DevLocalisation":
-        from coherence_metric.research.cache import JsonCache
-        from coherence_metric.research.localisation_sets import load_localisation_sets
-
         return cls(load_localisation_sets(data.dev_per_kind, data.dev_seed, JsonCache(), split="dev"))
 
     def measure(self, model: Any, tokenizer: Any, dtype: str, device: str = "cpu") -> Dict[str, Any]:
         """Top-1 / top-2 hit rates (percent) per kind and the mean top-1 over kinds (the selection value)."""
-        from coherence_metric.research.localisation_sets import hits
-
         model.eval()
         result: Dict[str, Any] = {}
         for kind, items in self.sets.items():
@@ -182,10 +186,7 @@ def build_transition_model(seed: int, folder: Optional[Path] = None,
     records so that it loads over the installed backbone."""
     from transformers import AutoTokenizer
 
-    from coherence_metric.models.checkpoint_config import BackboneSpec, sha256_of_file
-    from coherence_metric.models.model import CoherenceModel
 
-    from ..model_setup import backbone_folder, freeze
 
     folder = folder or backbone_folder(BACKBONE)
     model = CoherenceModel.from_backbone(folder, pooling="mean", max_length=PAIR_MAX_LENGTH, seed=seed)
@@ -245,8 +246,6 @@ class TransitionRun:
             handle.write(line)
 
     def _save_best(self, model: Any, tokenizer: Any, step: int, measured: Dict[str, Any]) -> None:
-        from coherence_metric.models.checkpoint import save_checkpoint
-
         training = {"recipe": asdict(self.recipe), "step": step, "dev_localisation": measured,
                     "input": "boundary pairs (coherence_metric.scoring.transition_pass.boundary_pairs)"}
         replace_directory(self.out / BEST_DIR, lambda folder: save_checkpoint(
