@@ -291,6 +291,21 @@ def llm_shaped_table(reports: Reports) -> str:
     return _table(header, rows)
 
 
+def llm_shaped_scores_table(reports: Reports) -> str:
+    """The default's scores of the LLM-shaped dev texts as written, with their frames left out, and as plain prose:
+    the mean, and how far and how differently each reading ranks them from the prose."""
+    report = reports.load(DEFAULT, "llm-shaped-dev.json")
+    scores = report["scores"]
+    header = [f"{report['texts']} dev texts read", "mean score", "mean absolute difference from the prose",
+              "Spearman with the prose"]
+    rows = [[label, f"{cell['mean']:+.2f}", f"{cell['mean_abs_difference_from_prose']:.2f}",
+             f"{cell['spearman_with_prose']:.2f}"]
+            for label, cell in (("as written (what `score` reads)", scores["as_written"]),
+                                ("with the frame units left out", scores["frames_left_out"]))]
+    rows.append(["the same sentences as plain prose", f"{scores['plain_prose_mean']:+.2f}", "", ""])
+    return _table(header, rows)
+
+
 BLOCKS: Mapping[str, Callable[[Reports], str]] = {
     "cohesentia-ruler": ruler_table,
     "cohesentia-flags": flags_table,
@@ -299,9 +314,9 @@ BLOCKS: Mapping[str, Callable[[Reports], str]] = {
     "intrusion-dev": intrusion_dev_table,
     "explain-cost": cost_table,
     "llm-shaped": llm_shaped_table,
+    "llm-shaped-scores": llm_shaped_scores_table,
     **{block: localisation_table(folder, name) for block, (folder, name) in LOCALISATION_RUNS.items()},
 }
 
-__all__ = ["BLOCKS", "LOCALISATION_RUNS", "cost_table", "flags_table", "intrusion_dev_table", "llm_shaped_table",
-           "localisation_table",
-           "ruler_table", "tier_flags_table", "tiers_table"]
+__all__ = ["BLOCKS", "LOCALISATION_RUNS", "cost_table", "flags_table", "intrusion_dev_table", "llm_shaped_scores_table",
+           "llm_shaped_table", "localisation_table", "ruler_table", "tier_flags_table", "tiers_table"]
