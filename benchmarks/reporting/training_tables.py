@@ -16,6 +16,7 @@ from .explain_tables import dev_reports_folder
 from .report_reader import LandingError, Reports
 
 DISTIL_STORED = "distil_stored"
+DEFAULT_CHECKPOINT = "cm-minilm-gpu-joint-2026.11"
 #: What the page calls each option of the reports, by the checkpoint (or saved-scores file) the report names.
 OPTION_LABELS: Mapping[str, str] = {
     "cm-minilm-gpu-joint-2026.11": "the default (0.8.0)",
@@ -55,8 +56,8 @@ def _row(option: Mapping[str, Any]) -> List[str]:
 
 
 def distil_stored_table(reports: Reports) -> str:
-    """Every option of every committed stored-teacher dev report, in report order (the first option of each report,
-    the default, once)."""
+    """Every option of every committed stored-teacher dev report once: the default, the students in report order,
+    the accurate tier last."""
     folder = dev_reports_folder(reports) / DISTIL_STORED
     paths = sorted(folder.glob("dev-report-*.json"))
     if not paths:
@@ -69,7 +70,9 @@ def distil_stored_table(reports: Reports) -> str:
                              "synthetic acc / AUC", "own shuffle", "first sentence above whole",
                              "long: first / third / half above whole", "system τ (HANNA, FFCI mean)")
     lines = ["| " + " | ".join(header) + " |", "|---|" + "---:|" * (len(header) - 1)]
-    lines += ["| " + " | ".join(row) + " |" for row in seen.values()]
+    # The default first, the students in the order they were reported, the teacher (saved scores) last.
+    order = sorted(seen, key=lambda checkpoint: (checkpoint != DEFAULT_CHECKPOINT, checkpoint.endswith(".json.gz")))
+    lines += ["| " + " | ".join(seen[checkpoint]) + " |" for checkpoint in order]
     return "\n".join(lines) + "\n"
 
 

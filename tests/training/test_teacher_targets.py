@@ -27,6 +27,16 @@ def test_targets_are_found_by_text_and_a_lead_is_capped_at_its_whole():
     assert stored_targets([WHOLE, LEAD], {text_key(" ".join(LEAD)): 2.0}, [None, 0]) == [None, None]
 
 
+
+def test_a_cap_margin_puts_an_over_scored_cut_below_its_whole_and_leaves_the_others():
+    table = {text_key(" ".join(WHOLE)): 0.5, text_key(" ".join(LEAD)): 2.0, text_key(" ".join(OTHER)): 0.1}
+    assert stored_targets([WHOLE, LEAD, OTHER], table, [None, 0, 0], cap_margin=0.25) == [0.5, 0.25, 0.1]
+    assert stored_targets([WHOLE, LEAD], table, [None, 0], cap_margin=0.0) == [0.5, 0.5]
+    with pytest.raises(InputError, match="teacher_cap_margin must be >= 0"):
+        from coherence_metric.training.pointwise.objective import PointwiseObjectiveSection
+        PointwiseObjectiveSection(teacher_cap_margin=-1.0).check("recipe.yaml")
+
+
 def test_the_mse_and_the_ranking_by_hand():
     scores = torch.tensor([1.0, 0.0, 3.0], requires_grad=True)
     targets = [2.0, None, 1.0]

@@ -97,6 +97,8 @@ class PointwiseObjectiveSection:
             extract; every ``teacher_long_every``-th visit, a 300-800-word text, its shuffle and two cuts) and learns
             the stored scores of them alone, each capped at its whole's: the long texts users score are otherwise
             never seen in a step.
+        teacher_cap_margin: a lead, cut or extract whose stored score is above its whole's gets the whole's score
+            minus this as its target (0: level with the whole, a tie the student may break either way).
         teacher_long_every: the pool's ``long_every`` (``score_pool --long-every``), so a step rebuilds the same
             long texts the teacher scored.
     """
@@ -128,6 +130,7 @@ class PointwiseObjectiveSection:
     teacher_rank_weight: float = 0.0
     teacher_rank_gap: float = 0.1
     teacher_pool_extras: bool = False
+    teacher_cap_margin: float = 0.0
     teacher_long_every: int = 2
 
     @property
@@ -159,6 +162,7 @@ class PointwiseObjectiveSection:
              and (self.teacher_mse_weight + self.teacher_rank_weight > 0) == (self.teacher_scores is not None),
              "objective.teacher_scores goes with a positive teacher_mse_weight or teacher_rank_weight (weights and "
              "teacher_rank_gap >= 0)"),
+            (self.teacher_cap_margin >= 0, "objective.teacher_cap_margin must be >= 0"),
             (not self.teacher_pool_extras or (self.teacher_scores is not None and self.teacher_long_every >= 0),
              "objective.teacher_pool_extras needs objective.teacher_scores (and teacher_long_every >= 0)"),
             (not (self.window_long and self.boundary),
@@ -396,7 +400,7 @@ class PointwiseObjective:
             parts["score_distillation"] = distillation.item()
         if self.stored_scores is not None:
             capped_by = [None] * (len(positives) + len(negatives)) + [position for position, _ in leads] + extra_caps
-            targets = stored_targets(texts, self.stored_scores, capped_by)
+            targets = stored_targets(texts, self.stored_scores, capped_by, self.section.teacher_cap_margin)
             mse, ranking = teacher_mse(scores, targets), teacher_ranking(scores, targets, self.section.teacher_rank_gap)
             loss = loss + self.section.teacher_mse_weight * mse + self.section.teacher_rank_weight * ranking
             parts.update({"teacher_mse": mse.item(), "teacher_ranking": ranking.item(),

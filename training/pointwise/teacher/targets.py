@@ -17,15 +17,19 @@ from .pool import text_key
 
 
 def stored_targets(texts: Sequence[Sequence[str]], table: Mapping[str, float],
-                   capped_by: Sequence[Optional[int]]) -> List[Optional[float]]:
+                   capped_by: Sequence[Optional[int]], cap_margin: float = 0.0) -> List[Optional[float]]:
     """The teacher's score of each text (its sentences joined with one space, as the scorer reads them), or None
-    where the table has none; text ``i`` with ``capped_by[i] = j`` gets at most text ``j``'s target, and None when
-    ``j`` has none."""
+    where the table has none; text ``i`` with ``capped_by[i] = j`` gets at most text ``j``'s target minus
+    ``cap_margin``, and None when ``j`` has none.
+
+    A cap with no margin makes a cut the teacher over-scores level with its whole: the student learns a tie, which
+    comes out either way, so a lone first sentence can still beat the whole about half the time. A margin asks for
+    the order the truncation rule wants (the whole above its cut) without copying the teacher's gap."""
     raw = [table.get(text_key(" ".join(text))) for text in texts]
     targets: List[Optional[float]] = []
     for value, cap in zip(raw, capped_by):
         if value is not None and cap is not None:
-            value = None if raw[cap] is None else min(value, raw[cap])  # type: ignore[type-var]
+            value = None if raw[cap] is None else min(value, raw[cap] - cap_margin)  # type: ignore[operator]
         targets.append(value)
     return targets
 
