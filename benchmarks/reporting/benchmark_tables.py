@@ -13,11 +13,10 @@ import textwrap
 from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
 
 from . import targets
+from .cpu_speed_table import other_machine_runs
 from .report_reader import ACCURATE, DEFAULT, LandingError, Reports
 from .speed_markdown import share_of_fastest_limit
 
-#: The folder of benchmarks/reports with runs of the tiers on other machines.
-CPU_SPEED = "cpu-speed"
 #: The past speed run shown in detail: the 0.2.0 default's, with its rerun beside it.
 DETAILED_SPEED_RUN = ("cm-minilm-pointwise-2026.11", "speed.json")
 DETAILED_SPEED_RERUNS = ("speed_rerun_*.json",)
@@ -132,9 +131,7 @@ def _long_text_runs(reports: Reports) -> List[Tuple[str, Mapping[str, Any]]]:
     runs = []
     if reports.exists(DEFAULT, "long-text-speed.json"):
         runs.append((f"{DEFAULT}/long-text-speed.json", reports.load(DEFAULT, "long-text-speed.json")))
-    for path in sorted((reports.folder / CPU_SPEED).glob("*/long-text-speed.json")):
-        runs.append((f"{CPU_SPEED}/{path.parent.name}/{path.name}",
-                     reports.load(f"{CPU_SPEED}/{path.parent.name}", path.name)))
+    runs += other_machine_runs(reports, "long-text-speed.json")
     if not runs:
         raise LandingError(f"{reports.folder}: no long-text-speed.json (run python -m "
                            "coherence_metric.benchmarks.speed.long_text_speed)")

@@ -25,6 +25,13 @@ CPU_SPEED = "cpu-speed"
 TIERS = {DEFAULT: "default", ACCURATE: "accurate"}
 
 
+def other_machine_runs(reports: Reports, pattern: str) -> List[Tuple[str, Mapping[str, Any]]]:
+    """(report path relative to the reports folder, report) for each ``cpu-speed/<run>/`` report matching
+    ``pattern`` (e.g. ``speed*.json``), in path order."""
+    return [(f"{CPU_SPEED}/{path.parent.name}/{path.name}", reports.load(f"{CPU_SPEED}/{path.parent.name}", path.name))
+            for path in sorted((reports.folder / CPU_SPEED).glob(f"*/{pattern}"))]
+
+
 def speed_runs(reports: Reports) -> List[Tuple[str, Mapping[str, Any]]]:
     """(report path relative to the reports folder, report) for each tier's own speed run and every ``cpu-speed/``
     run, in that order."""
@@ -33,9 +40,7 @@ def speed_runs(reports: Reports) -> List[Tuple[str, Mapping[str, Any]]]:
         own = speed_report(reports, checkpoint)
         if own is not None:
             runs.append((f"{checkpoint}/{Path(own['outputs']['json']).name}", own))
-    for path in sorted((reports.folder / CPU_SPEED).glob("*/speed*.json")):
-        runs.append((f"{CPU_SPEED}/{path.parent.name}/{path.name}",
-                     reports.load(f"{CPU_SPEED}/{path.parent.name}", path.name)))
+    runs += other_machine_runs(reports, "speed*.json")
     if not runs:
         raise LandingError(f"{reports.folder}: no CPU speed report of {DEFAULT} (run coherence-metric benchmark "
                            "speed)")
