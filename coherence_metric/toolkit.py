@@ -5,8 +5,8 @@ need explain's internals (its mechanisms, its sentence evidence and calibration)
 profiling stages), and both need a few plain helpers (all-or-nothing writes, safe JSON). They import those from here,
 and otherwise only from the user API (``from coherence_metric import ...``) and ``coherence_metric.errors``;
 ``tests/packaging/test_import_layers.py`` fails on any other import of the package's insides from ``training``,
-``benchmarks`` or ``research``. So the modules inside ``coherence_metric`` stay free to move: only this table and the
-user API need to follow.
+``benchmarks`` or ``research`` (and from the repository tools, ``tools/``, which import from here too). So the modules
+inside ``coherence_metric`` stay free to move: only this table and the user API need to follow.
 
 This is not the user API. A name here is stable within a release, and may change or go in the next one together with
 the training and benchmark code that uses it (they ship in the same wheel). Where a benchmark can do its work through
@@ -27,9 +27,11 @@ _LAZY = {
     # plain helpers
     "write_atomically": "atomic_write",
     "plain_name": "file_names",
+    "plain_names": "file_names",
     "pip_install_hint": "install_hints",
     "InvalidJson": "safe_json",
     "parse_json": "safe_json",
+    "read_json": "safe_json",
     # inputs and statistics
     "split_sentences": "inputs.sentences",
     "sentences_of": "inputs.texts",
@@ -95,12 +97,19 @@ _LAZY = {
     "resolve_mechanism": "analysis.mechanisms",
     "run_mechanism": "analysis.mechanisms",
     "transition_model": "analysis.mechanisms",
-    "BUDGETS": "analysis.sentence_breaks",
+    "COHESION": "analysis.sentence_breaks",
     "Calibration": "analysis.sentence_breaks",
     "DEFAULT_CALIBRATION": "analysis.sentence_breaks",
+    "DRIFT_RULE": "analysis.sentence_breaks",
+    "DRIFT_RULES": "analysis.sentence_breaks",
     "DUPLICATION": "analysis.sentence_breaks",
+    "EVERY_SENTENCE_RULE": "analysis.sentence_breaks",
     "EVIDENCE": "analysis.sentence_breaks",
+    "KIND_RULE": "analysis.sentence_breaks",
+    "KIND_RULES": "analysis.sentence_breaks",
+    "RELEVANCE": "analysis.sentence_breaks",
     "SCORE_DROP": "analysis.sentence_breaks",
+    "SentenceFlag": "analysis.sentence_breaks",
     "TRANSITION": "analysis.sentence_breaks",
     "calibration_for": "analysis.sentence_breaks",
     "flag_sentences": "analysis.sentence_breaks",
@@ -110,6 +119,8 @@ _LAZY = {
     "similarity_matrices": "analysis.sentence_breaks",
     # built on the scorer
     "tokenise_like_ptb": "diagnostics",
+    # front ends: a checkout's research folders mounted where it was never installed
+    "mount_checkout": "cli.lazy",
 }
 
 __all__ = [
@@ -118,26 +129,33 @@ __all__ = [
     "BACKBONE_DIR",
     "BF16_CPU_FLAGS",
     "BODY",
-    "BUDGETS",
     "BackboneSpec",
+    "COHESION",
     "COSINE_DEV_MEAN",
     "COSINE_IN_LOGITS",
     "Calibration",
     "DEFAULT_CALIBRATION",
     "DOCUMENT_PASS",
+    "DRIFT_RULE",
+    "DRIFT_RULES",
     "DUPLICATION",
+    "EVERY_SENTENCE_RULE",
     "EVIDENCE",
     "FRAME",
     "ITEM",
     "InvalidJson",
     "KINDS",
+    "KIND_RULE",
+    "KIND_RULES",
     "LOCAL_TERM",
     "MAX_RESAMPLES",
     "MODEL_AGNOSTIC",
     "PAIR_MAX_LENGTH",
+    "RELEVANCE",
     "SCORE_DROP",
     "STAGES",
     "SentenceEmbedder",
+    "SentenceFlag",
     "SentenceLevelScorer",
     "SentenceScorerShape",
     "TOKENISE",
@@ -162,18 +180,21 @@ __all__ = [
     "has_local_term",
     "margins",
     "mix",
+    "mount_checkout",
     "pad_batch",
     "pad_to_width",
     "parse_json",
     "peft_deprecation_hidden",
     "pip_install_hint",
     "plain_name",
+    "plain_names",
     "plan_batches",
     "pool",
     "prefix_scores",
     "quiet_transformers",
     "read_alias_table",
     "read_checkpoint_config",
+    "read_json",
     "remove_sentence_scorer",
     "resolve_backbone_folder",
     "resolve_mechanism",
@@ -211,13 +232,20 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         transition_model,
     )
     from .analysis.sentence_breaks import (
-        BUDGETS,
+        COHESION,
         DEFAULT_CALIBRATION,
+        DRIFT_RULE,
+        DRIFT_RULES,
         DUPLICATION,
+        EVERY_SENTENCE_RULE,
         EVIDENCE,
+        KIND_RULE,
+        KIND_RULES,
+        RELEVANCE,
         SCORE_DROP,
         TRANSITION,
         Calibration,
+        SentenceFlag,
         calibration_for,
         flag_sentences,
         margins,
@@ -226,8 +254,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
         similarity_matrices,
     )
     from .atomic_write import write_atomically
+    from .cli.lazy import mount_checkout
     from .diagnostics import tokenise_like_ptb
-    from .file_names import plain_name
+    from .file_names import plain_name, plain_names
     from .inputs.sentences import split_sentences
     from .inputs.texts import sentences_of
     from .inputs.units import BODY, FRAME, ITEM, KINDS, Unit, split_units, symbols_only
@@ -240,7 +269,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from .models.quiet import peft_deprecation_hidden, quiet_transformers
     from .models.registry import read_alias_table, resolve_model
     from .models.sentence_scorer import SentenceLevelScorer, SentenceScorerShape
-    from .safe_json import InvalidJson, parse_json
+    from .safe_json import InvalidJson, parse_json, read_json
     from .scoring.batching import pad_batch, pad_to_width, plan_batches
     from .scoring.cpuinfo import BF16_CPU_FLAGS, cpu_flags
     from .scoring.local_term import adjacent_pairs, group_by_owner, mix

@@ -22,6 +22,32 @@ TESTS_DIR = Path(__file__).resolve().parent
 REPO_DIR = TESTS_DIR.parent
 EXAMPLES_DIR = REPO_DIR / "examples"
 TINY_MAX_LENGTH = 128
+#: Set where a missing fetched backbone must fail the tests that score with it rather than skip them (CI fetches it).
+REQUIRE_ACCURATE_ENV = "COHERENCE_METRIC_REQUIRE_ACCURATE"
+
+
+def require_store_backbone(repo_id: str) -> None:
+    """Skip the calling test unless ``repo_id`` (a backbone fetched from PyPI parts) is in the backbone store; fail
+    instead where ``COHERENCE_METRIC_REQUIRE_ACCURATE`` is set, so that a failed fetch cannot pass CI as skips.
+
+    Only the store's listing is checked (no link, no extra file, every pinned file there), never the 440 MB of
+    hashes: loading hashes each file as it reads it, so a damaged copy still fails the test that scores with it.
+    """
+    from coherence_metric.models.backbone_parts import store_folder, store_problem
+    from coherence_metric.models.backbones import PARTS_BACKBONES
+
+    recipe = PARTS_BACKBONES[repo_id]
+    folder = store_folder(recipe.repo_id)
+    problem = store_problem(folder, recipe.files, hashes=False)
+    missing = sorted(name for name in recipe.files if not (folder / name).is_file())
+    if problem is None and missing:
+        problem = f"{missing[0]} is missing"
+    if problem is None:
+        return
+    message = f"{repo_id} is not in the backbone store {folder} ({problem}): coherence-metric backbone fetch {repo_id}"
+    if os.environ.get(REQUIRE_ACCURATE_ENV):
+        pytest.fail(f"{message} ({REQUIRE_ACCURATE_ENV} is set)")
+    pytest.skip(message)
 
 
 def _tiny_bert_config(vocab_size: int):

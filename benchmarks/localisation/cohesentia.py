@@ -28,7 +28,10 @@ sentences of stories whose holistic consensus score is 5 that ``explain`` flags,
 sentences flagged.
 
 Stories are split by id for choosing vs checking thresholds: even ids ``choose`` (thresholds set there), odd ids
-``check``; the report gives both halves and the whole.
+``check``; the report gives both halves and the whole. Clean texts (``clean_texts``: the fully coherent stories and
+the dev split's unchanged news and story documents, halved the same way): the share with any flag. Each checkpoint's
+thresholds are set on the choosing half's clean texts so that few of them get a flag (``recalibrate``), and the
+check half's share is the one ``explain`` prints.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -47,17 +50,20 @@ from coherence_metric.research.cache import JsonCache, digest
 from coherence_metric.research.data_dir import shared_data_dir
 from coherence_metric.research.localisation_sets import load_localisation_sets
 from coherence_metric.toolkit import (
-    BUDGETS,
-    DEFAULT_CALIBRATION,
+    COHESION,
+    DRIFT_RULE,
+    DRIFT_RULES,
     DUPLICATION,
+    EVERY_SENTENCE_RULE,
     EVIDENCE,
+    KIND_RULES,
+    RELEVANCE,
     SCORE_DROP,
     TRANSITION,
     Calibration,
     calibration_for,
     flag_sentences,
     margins,
-    sentence_evidence,
 )
 
 from ..harness.facts import run_facts
@@ -65,7 +71,22 @@ from ..harness.settings import RunSettings
 from ..reporting import targets
 from ..reporting.cohesentia_markdown import render_cohesentia_markdown
 from ..reporting.files import write_reports
+from .clean_texts import choose_budgets, clean_pool, clean_report, load_clean_texts, texts_evidence
 from .duplicates import load_duplicates
+from .story_ruler import (
+    ANY,
+    FULLY_COHERENT,
+    GROUPS,
+    RESAMPLES,
+    CohesentiaStory,
+    bootstrap_interval,
+    ratio_interval,
+    story_evidence,
+    top1_share,
+    transition_cosine_values,
+    within_text_auc,
+)
+from .synthetic_kinds import LOCALISATION_INTRUSION, from_localisation, kind_report, load_synthetic_kinds
 
 LOGGER = logging.getLogger("coherence_metric.benchmarks")
 
@@ -74,32 +95,11 @@ DATA_FILE = Path("cohesentia_dev") / "TrainData.json"
 CACHE_KIND = "cohesentia"
 #: Bumped when what ``compute_signals`` returns changes.
 SIGNALS_VERSION = 2
-GROUPS = {"cohesion": (1, 2, 3), "consistency": (4, 5), "relevance": (6, 7)}
-ANY = "any"
-RESAMPLES = 1000
-#: The holistic consensus score of a story people read as fully coherent.
-FULLY_COHERENT = 5
 #: Synthetic dev texts per kind of break (duplicates, and the localisation recipe's kinds in ``SYNTHETIC_KINDS``).
 SYNTHETIC_PER_KIND = 100
 #: The localisation recipe's kinds whose flags are measured (moves and swaps are measured per transition by the
 #: localisation suite; their sentence flags cost CPU time this ruler did not have).
 SYNTHETIC_KINDS = ("intrusion",)
-
-
-@dataclass(frozen=True)
-class CohesentiaStory:
-    """One annotated story: its sentences, the sentences marked per reason group, and its holistic score."""
-
-    id: int
-    title: str
-    sentences: List[str]
-    marked: Dict[str, List[int]]
-    holistic: int
-
-    @property
-    def half(self) -> str:
-        """``choose`` (even id: thresholds are set there) or ``check`` (odd id)."""
-        return "choose" if self.id % 2 == 0 else "check"
 
 
 def marked_sentences(reasons: Dict[str, Dict[str, List[int]]], annotators: int, count: int) -> Dict[str, List[int]]:
@@ -176,49 +176,6 @@ def cached_signals(scorer: Any, name: str, sentence_lists: Sequence[Sequence[str
     return signals
 
 
-NONE = float("-inf")
-
-
-def _column(values: Sequence[Optional[float]]) -> np.ndarray:
-    return np.array([NONE if value is None else float(value) for value in values], dtype=np.float64)
-
-
-def within_text_auc(values: Sequence[Optional[float]], marked: Sequence[int]) -> Optional[float]:
-    """The share of (marked, unmarked) sentence pairs of one text that ``values`` orders marked first (ties count
-    half; no evidence ranks lowest); None when the text has no marked or no unmarked sentence."""
-    column = _column(values)
-    inside = np.zeros(len(column), dtype=bool)
-    inside[list(marked)] = True
-    positive, negative = column[inside], column[~inside]
-    if not len(positive) or not len(negative):
-        return None
-    greater = (positive[:, None] > negative[None, :]).sum()
-    ties = (positive[:, None] == negative[None, :]).sum()
-    return float((greater + 0.5 * ties) / (len(positive) * len(negative)))
-
-
-def top1_share(values: Sequence[Optional[float]], marked: Sequence[int]) -> Optional[float]:
-    """The share of marked sentences among the top-ranked ones of one text (ties shared, so they cost nothing);
-    None when nothing is marked."""
-    if not marked:
-        return None
-    column = _column(values)
-    top = np.flatnonzero(column == column.max())
-    return float(np.isin(top, list(marked)).mean())
-
-
-def _interval(values: np.ndarray, seed: int) -> List[float]:
-    draws = np.random.default_rng(seed).integers(0, len(values), size=(RESAMPLES, len(values)))
-    low, high = np.percentile(values[draws].mean(axis=1), [2.5, 97.5])
-    return [float(low), float(high)]
-
-
-def _ratio_interval(values: np.ndarray, chance: np.ndarray, seed: int) -> List[float]:
-    draws = np.random.default_rng(seed).integers(0, len(values), size=(RESAMPLES, len(values)))
-    low, high = np.percentile(values[draws].mean(axis=1) / chance[draws].mean(axis=1), [2.5, 97.5])
-    return [float(low), float(high)]
-
-
 def evaluate_method(stories: Sequence[CohesentiaStory], per_sentence: Sequence[Sequence[Optional[float]]],
                     seed: int) -> Dict[str, Any]:
     """Per reason group: mean within-story AUC and top-1 (with random's top-1 and the ratio), 95% intervals."""
@@ -239,30 +196,13 @@ def evaluate_method(stories: Sequence[CohesentiaStory], per_sentence: Sequence[S
         auc_array, top_array, chance_array = np.array(aucs), np.array(tops), np.array(chances)
         result[group] = {
             "n_texts": len(aucs), "n_marked": int(sum(len(story.marked[group]) for story in stories)),
-            "auc": float(auc_array.mean()), "auc_interval": _interval(auc_array, seed),
-            "top1": float(top_array.mean()), "top1_interval": _interval(top_array, seed + 1),
+            "auc": float(auc_array.mean()), "auc_interval": bootstrap_interval(auc_array, seed),
+            "top1": float(top_array.mean()), "top1_interval": bootstrap_interval(top_array, seed + 1),
             "random_top1": float(chance_array.mean()),
             "top1_over_random": float(top_array.mean() / chance_array.mean()),
-            "top1_over_random_interval": _ratio_interval(top_array, chance_array, seed + 2),
+            "top1_over_random_interval": ratio_interval(top_array, chance_array, seed + 2),
         }
     return result
-
-
-def transition_cosine_values(logits: Sequence[float], cosines: Sequence[float]) -> List[float]:
-    """``explain``'s transitions (``transition-cosine``) from the transition model's logits and the cosines."""
-    from coherence_metric.toolkit import COSINE_DEV_MEAN, COSINE_IN_LOGITS
-
-    return [logit + COSINE_IN_LOGITS * (cosine - COSINE_DEV_MEAN) for logit, cosine in zip(logits, cosines)]
-
-
-def story_evidence(sentences: Sequence[Sequence[str]], signals: Dict[str, Any],
-                   calibration: Optional[Calibration] = None) -> List[List[Dict[str, Any]]]:
-    """Per story, per sentence, ``sentence_breaks``' evidence of each kind from the cached signals, ``cohesion`` read
-    with ``calibration`` (None: the default checkpoint's)."""
-    calibration = DEFAULT_CALIBRATION if calibration is None else calibration
-    return [sentence_evidence(text, transition_cosine_values(logits, cosines), similarity, prefixes, calibration)
-            for text, logits, cosines, similarity, prefixes in
-            zip(sentences, signals["logits"], signals["cosines"], signals["similarity"], signals["prefixes"])]
 
 
 def method_values(sentences: Sequence[Sequence[str]], signals: Dict[str, Any],
@@ -290,13 +230,14 @@ def method_values(sentences: Sequence[Sequence[str]], signals: Dict[str, Any],
     return methods
 
 
-def recalibrate(stories: Sequence[CohesentiaStory], signals: Dict[str, Any], base: Calibration) -> Dict[str, Any]:
+def recalibrate(stories: Sequence[CohesentiaStory], signals: Dict[str, Any], base: Calibration,
+                clean: Optional[Tuple[Sequence[Any], Dict[str, Any]]] = None) -> Dict[str, Any]:
     """``base``'s calibration recomputed on the choosing half, in the order each number depends on the one before:
     the spreads of ``transition`` and ``score_drop`` over all its sentences, then (``cohesion`` read with those
-    spreads and ``base``'s weights) each kind's threshold and scale over its fully coherent stories (``calibrate``).
-    A checkpoint's shipped ``Calibration`` should equal it."""
-    from dataclasses import replace
-
+    spreads and ``base``'s weights) the budgets ``clean_texts.RULE`` picks so that few of the choosing half's clean
+    texts get a flag, and each kind's threshold and scale over those texts' sentences (``clean_texts.choose_budgets``;
+    the clean texts are its fully coherent stories and, with ``clean``, the clean dev texts and their signals). A
+    checkpoint's shipped ``Calibration`` should equal it."""
 
     chosen = [index for index, story in enumerate(stories) if story.half == "choose"]
     subset = {key: [signals[key][index] for index in chosen] for key in ("logits", "cosines", "similarity", "prefixes")}
@@ -308,34 +249,22 @@ def recalibrate(stories: Sequence[CohesentiaStory], signals: Dict[str, Any], bas
         spreads[kind] = (float(values.mean()), float(values.std())) if len(values) else (0.0, 1.0)
     recomputed = replace(base, spreads=spreads)
     evidence = story_evidence(texts, subset, recomputed)
-    coherent = [rows for rows, index in zip(evidence, chosen) if stories[index].holistic == FULLY_COHERENT]
+    chosen_stories = [stories[index] for index in chosen]
+    clean_texts, clean_evidence = texts_evidence(clean[0], clean[1], recomputed, "choose") if clean else ([], [])
+    pool = clean_pool(chosen_stories, evidence, clean_texts, clean_evidence, "choose")
     return {"checkpoint": base.checkpoint, "transition_weight": base.transition_weight,
-            "drop_weight": base.drop_weight, "spreads": spreads, **calibrate(coherent, BUDGETS)}
-
-
-def calibrate(evidence: Sequence[Sequence[Dict[str, Optional[float]]]], budgets: Dict[str, float]) -> Dict[str, Any]:
-    """Per kind, the threshold that flags a ``budgets[kind]`` share of the given sentences (those of fully coherent
-    stories of the choosing half), and the kind's spread (the standard deviation of its evidence) over them."""
-    thresholds, scales = {}, {}
-    for kind, budget in budgets.items():
-        values = np.array([row[kind] for rows in evidence for row in rows if row[kind] is not None], dtype=np.float64)
-        if not len(values):  # no fully coherent story in the choosing half (a small file)
-            thresholds[kind], scales[kind] = None, None
-            continue
-        thresholds[kind] = float(np.quantile(values, 1.0 - budget))
-        scales[kind] = float(values.std()) or 1.0
-    return {"thresholds": thresholds, "scales": scales, "budgets": dict(budgets)}
+            "drop_weight": base.drop_weight, "spreads": spreads, **choose_budgets(chosen_stories, evidence, pool)}
 
 
 def flag_rates(stories: Sequence[CohesentiaStory], evidence: Sequence[Sequence[Dict[str, Optional[float]]]],
                thresholds: Dict[str, float], scales: Dict[str, float], seed: int,
-               cap: Optional[int] = None) -> Dict[str, Any]:
-    """How often ``explain`` flags (no cap unless given): the share of sentences of fully coherent stories flagged,
-    stories with no flag at all; per group, the share of marked sentences flagged (recall) and of flags that are on
-    a marked sentence (precision); 95% bootstrap intervals over stories."""
+               cap: Optional[int] = None, drift_rule: str = DRIFT_RULE) -> Dict[str, Any]:
+    """How often ``explain`` flags (no cap unless given; drifts read by ``drift_rule``): the share of sentences of
+    fully coherent stories flagged, stories with no flag at all; per group, the share of marked sentences flagged
+    (recall) and of flags that are on a marked sentence (precision); 95% bootstrap intervals over stories."""
     rows = []
-    for story, story_evidence in zip(stories, evidence):
-        flags = flag_sentences(story_evidence, cap=cap, thresholds=thresholds, scales=scales)
+    for story, story_rows in zip(stories, evidence):
+        flags = flag_sentences(story_rows, cap=cap, thresholds=thresholds, scales=scales, drift_rule=drift_rule)
         rows.append((story, {flag.index: flag.kind for flag in flags}))
     coherent = [(story, flags) for story, flags in rows if story.holistic == FULLY_COHERENT]
     result: Dict[str, Any] = {"n_stories": len(rows), "n_fully_coherent": len(coherent)}
@@ -349,7 +278,7 @@ def flag_rates(stories: Sequence[CohesentiaStory], evidence: Sequence[Sequence[D
                                                               np.percentile(shares, [2.5, 97.5])]
         clean = (flagged == 0).astype(np.float64)
         result["fully_coherent_stories_without_flag"] = float(clean.mean())
-        result["fully_coherent_stories_without_flag_interval"] = _interval(clean, seed + 3)
+        result["fully_coherent_stories_without_flag_interval"] = bootstrap_interval(clean, seed + 3)
     result["all_sentences_flagged"] = float(sum(len(flags) for _, flags in rows)
                                             / sum(len(story.sentences) for story, _ in rows))
     kinds: Dict[str, int] = {}
@@ -367,6 +296,47 @@ def flag_rates(stories: Sequence[CohesentiaStory], evidence: Sequence[Sequence[D
     return result
 
 
+def _reader_kind(story: CohesentiaStory, index: int) -> Optional[str]:
+    """The kind a sentence's readers gave, where they agree on one: ``relevance`` for a sentence marked for
+    relevance only, ``cohesion`` for one marked for cohesion or consistency only (``cohesion`` reads both); else
+    None."""
+    groups = {group for group in GROUPS if index in story.marked[group]}
+    if groups == {"relevance"}:
+        return RELEVANCE
+    return COHESION if groups and groups <= {"cohesion", "consistency"} else None
+
+
+def rules_on_stories(stories: Sequence[CohesentiaStory], evidence: Sequence[Sequence[Dict[str, Optional[float]]]],
+                     thresholds: Dict[str, float], scales: Dict[str, float], seed: int) -> Dict[str, Any]:
+    """The candidate kind and drift rules of ``sentence_breaks`` on real stories (the report gives the choosing
+    half): per kind rule (every flag kept), among flagged sentences whose readers agree on one kind
+    (``_reader_kind``), how many there are and the share named that kind; per drift rule, the share of marked
+    sentences flagged (no cap, and the default cap of 1), of flags on a marked sentence, and of fully coherent
+    stories' sentences flagged. GPT-3's stories drift, so a drift rule costs recall here where people marked every
+    sentence of a drift."""
+    kinds: Dict[str, Any] = {}
+    for rule in KIND_RULES:
+        counts = {COHESION: [0, 0], RELEVANCE: [0, 0]}
+        for story, rows in zip(stories, evidence):
+            for flag in flag_sentences(rows, thresholds=thresholds, scales=scales, kind_rule=rule,
+                                       drift_rule=EVERY_SENTENCE_RULE):
+                expected = _reader_kind(story, flag.index)
+                if expected is not None:
+                    counts[expected][0] += int(flag.kind == expected)
+                    counts[expected][1] += 1
+        kinds[rule] = {kind: {"flagged": total, "named_right": right / total if total else None}
+                       for kind, (right, total) in counts.items()}
+    drift: Dict[str, Any] = {}
+    for rule in DRIFT_RULES:
+        uncapped = flag_rates(stories, evidence, thresholds, scales, seed, drift_rule=rule)
+        capped = flag_rates(stories, evidence, thresholds, scales, seed, cap=1, drift_rule=rule)
+        drift[rule] = {"any_recall": uncapped[ANY]["recall"], "any_recall_cap_1": capped[ANY]["recall"],
+                       "any_precision": uncapped[ANY]["precision"],
+                       "fully_coherent_sentences_flagged": uncapped.get("fully_coherent_sentences_flagged"),
+                       "all_sentences_flagged": uncapped["all_sentences_flagged"]}
+    return {"kind": kinds, "drift": drift}
+
+
 def _halves(stories: Sequence[CohesentiaStory]) -> Dict[str, List[int]]:
     return {"all": list(range(len(stories))),
             "choose": [index for index, story in enumerate(stories) if story.half == "choose"],
@@ -377,7 +347,9 @@ def synthetic_dev(scorer: Any, cache: JsonCache, seed: int, per_kind: int, data_
                   calibration: Calibration, cap: int) -> Dict[str, Any]:
     """On the synthetic dev split: the share of duplicates ``explain`` flags as ``duplication`` (with the default
     cap, and with none), and per kind of break the share of texts whose strongest flag is on a broken sentence (the
-    intruder; the moved sentence or the sentence after its seam; either swapped sentence) and with no flag."""
+    intruder; the moved sentence or the sentence after its seam; either swapped sentence) and with no flag; then
+    whether the flags name the kind a reader agrees with, and where a drift starts (``synthetic_kinds.kind_report``:
+    ``kinds``, ``drift``, and the candidate rules compared in ``rules``)."""
     result: Dict[str, Any] = {"per_kind": per_kind}
     duplicates = load_duplicates(per_kind, seed, data_dir)
     signals = cached_signals(scorer, "synthetic-dev-duplicates", [item.sentences for item in duplicates], cache)
@@ -393,7 +365,7 @@ def synthetic_dev(scorer: Any, cache: JsonCache, seed: int, per_kind: int, data_
         variants.append(item.variant)
     found_array = np.array(found)
     result["duplicates"] = {"n": len(found), "found": float(found_array.mean()),
-                            "found_interval": _interval(found_array, seed),
+                            "found_interval": bootstrap_interval(found_array, seed),
                             "found_with_cap": float(np.mean(found_capped)), "cap": cap,
                             "by_variant": {variant: float(np.mean([value for value, name in zip(found, variants)
                                                                    if name == variant]))
@@ -413,10 +385,37 @@ def synthetic_dev(scorer: Any, cache: JsonCache, seed: int, per_kind: int, data_
             elsewhere += sum(1 for flag in flags if flag.index not in after)
             intact += len(item.sentences) - len(after)
         result[kind] = {"n": len(items), "top_flag_on_break": float(np.mean(hits)),
-                        "top_flag_on_break_interval": _interval(np.array(hits), seed),
+                        "top_flag_on_break_interval": bootstrap_interval(np.array(hits), seed),
                         "no_flag": float(np.mean(clean)),
                         "flagged_elsewhere": elsewhere / intact if intact else None}
+    kind_texts = {LOCALISATION_INTRUSION: from_localisation(sets[LOCALISATION_INTRUSION]),
+                  **load_synthetic_kinds(per_kind, seed, data_dir)}
+    evidence_by_set = {}
+    for name, texts in kind_texts.items():
+        lists = [text.sentences for text in texts]
+        evidence_by_set[name] = story_evidence(lists, cached_signals(scorer, f"synthetic-dev-{name}", lists, cache),
+                                               calibration)
+    result.update(kind_report(kind_texts, evidence_by_set, thresholds, scales, seed))
     return result
+
+
+#: The name the clean dev texts' signals are cached under.
+CLEAN_SIGNALS = "clean-dev"
+
+
+def clean_dev(scorer: Any, cache: JsonCache, seed: int, data_dir: Optional[Path]) -> Tuple[List[Any], Dict[str, Any]]:
+    """The clean dev texts (``clean_texts.load_clean_texts``, from the synthetic dev sets' sample) and their signals."""
+    texts = load_clean_texts(SYNTHETIC_PER_KIND, seed, cache, data_dir)
+    return texts, cached_signals(scorer, CLEAN_SIGNALS, [text.sentences for text in texts], cache)
+
+
+def clean_section(stories: Sequence[CohesentiaStory], evidence: Sequence[Sequence[Dict[str, Optional[float]]]],
+                  clean: Optional[Tuple[List[Any], Dict[str, Any]]], calibration: Calibration,
+                  seed: int) -> Dict[str, Any]:
+    """Per half, the share of clean texts with any flag at ``calibration``'s thresholds (``clean_texts.clean_report``;
+    without ``clean``, the fully coherent stories alone)."""
+    texts, text_evidence = texts_evidence(clean[0], clean[1], calibration) if clean else ([], [])
+    return clean_report(stories, evidence, texts, text_evidence, calibration.thresholds, calibration.scales, seed)
 
 
 #: Stories timed for ``explain``'s cost: the first of 6-10 sentences.
@@ -491,7 +490,8 @@ def run_cohesentia(
         chosen = [stories[index] for index in indices]
         table[half] = {name: evaluate_method(chosen, [values[index] for index in indices], seed)
                        for name, values in methods.items()}
-    calibration = recalibrate(stories, signals, shipped)
+    clean = clean_dev(scorer, cache, seed, data_dir) if synthetic else None
+    calibration = recalibrate(stories, signals, shipped, clean)
     thresholds, scales = dict(shipped.thresholds), dict(shipped.scales)
     flags = {}
     for half, indices in halves.items():
@@ -517,6 +517,9 @@ def run_cohesentia(
             "top1": "share of marked sentences among the top-ranked (ties shared); random: marked / sentences",
             "halves": "choose: even story ids (thresholds set there); check: odd ids",
             "flags": "explain's flags with the shipped thresholds; fully coherent: holistic consensus score 5",
+            "clean": "clean texts: the half's fully coherent stories and (with the synthetic dev split) the dev news "
+                     "documents the synthetic sets are corrupted from and the story corpora's dev documents, "
+                     "unchanged, halved by position (even: choose); flagged: the share with any flag",
             "interval": f"95% percentile bootstrap over stories, {RESAMPLES} resamples",
         },
         "n_stories": {half: len(indices) for half, indices in halves.items()},
@@ -528,9 +531,14 @@ def run_cohesentia(
                                     "spreads": {kind: list(value) for kind, value in shipped.spreads.items()},
                                     "thresholds": thresholds, "scales": scales}},
         "flags": flags,
+        "clean": clean_section(stories, evidence, clean, shipped, seed),
         "cost": cost,
         "seed": seed,
     }
+    choosing = halves["choose"]
+    result["flag_rules"] = {"choose": rules_on_stories([stories[index] for index in choosing],
+                                                       [evidence[index] for index in choosing], thresholds, scales,
+                                                       seed)}
     if synthetic:
         result["synthetic_dev"] = synthetic_dev(scorer, cache, seed, SYNTHETIC_PER_KIND, data_dir, shipped, 1)
     result["targets"] = target_check(result)
@@ -550,7 +558,8 @@ TARGET_EVIDENCE = {"cohesion": "cohesion", "consistency": "cohesion", "relevance
 def target_check(result: Dict[str, Any]) -> Dict[str, Any]:
     """explain's dev targets (``targets.toml``'s ``[cohesentia]``): per reason group with ``min_marked_sentences``+
     marked sentences, AUC and top-1 factor of the matching kind's evidence (``TARGET_EVIDENCE``), and of explain's
-    flag ranking for reference; flags on fully coherent stories; synthetic duplicates found."""
+    flag ranking for reference; flags on fully coherent stories; clean texts of the check half (no threshold was
+    set on them) with any flag; synthetic duplicates found."""
     goals = targets.load().cohesentia
     methods = result["methods"]["all"]
     groups = {}
@@ -569,6 +578,11 @@ def target_check(result: Dict[str, Any]) -> Dict[str, Any]:
               "fully_coherent_flagged_interval": flags.get("fully_coherent_sentences_flagged_interval"),
               "fully_coherent_met": flags.get("fully_coherent_sentences_flagged") is not None
               and flags["fully_coherent_sentences_flagged"] <= goals.fully_coherent_flagged_max}
+    clean = (result.get("clean") or {}).get("check") or {}
+    if clean.get("flagged") is not None:
+        checks["clean_texts_flagged"] = clean["flagged"]
+        checks["clean_texts_flagged_interval"] = clean["flagged_interval"]
+        checks["clean_texts_met"] = clean["flagged"] <= goals.clean_texts_flagged_max
     synthetic = result.get("synthetic_dev")
     if synthetic:
         checks["duplicates_found"] = synthetic["duplicates"]["found"]

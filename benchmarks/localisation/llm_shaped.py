@@ -15,7 +15,7 @@ bullet), ``explain`` runs on the broken texts and on the same texts without the 
 - ``scores``: what the framing does to ``score``: the clean texts as written, the same with their frame units left
   out, and the bullets' sentences as plain prose, with the rank correlation of each form with the prose.
 
-Run: ``python -m coherence_metric.benchmarks.localisation.llm_shaped --model default --out
+Run: ``python -m coherence_metric.benchmarks.localisation.llm_shaped --model fast --out
 benchmarks/reports/<checkpoint>/llm-shaped-dev.json`` (fp32; 120 items are 480 texts explained, a few minutes on a
 2-core CPU).
 Nothing here is chosen on these texts: the thresholds are explain's, set on CoheSentia dev stories.
@@ -169,7 +169,7 @@ def run(model: str, count: int, seed: int, dtype: str = "fp32") -> Dict[str, Any
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--model", default="default")
+    parser.add_argument("--model", default="fast", help="the committed report is the fast tier's")
     parser.add_argument("--count", type=int, default=DEFAULT_COUNT, help="texts (each explained clean and broken)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--dtype", default="fp32")

@@ -9,19 +9,21 @@ differ.
 
 from __future__ import annotations
 
+import json
 import textwrap
-from typing import Any, Callable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from . import targets
 from .cpu_speed_table import other_machine_runs
-from .report_reader import ACCURATE, DEFAULT, LandingError, Reports
+from .explain_tables import dev_reports_folder
+from .report_reader import ACCURATE, FAST, LandingError, Reports, tier_label
 from .speed_markdown import share_of_fastest_limit
 
 #: The past speed run shown in detail: the 0.2.0 default's, with its rerun beside it.
 DETAILED_SPEED_RUN = ("cm-minilm-pointwise-2026.11", "speed.json")
 DETAILED_SPEED_RERUNS = ("speed_rerun_*.json",)
-#: The tiers whose run times the page lists, and what it calls them.
-TIMED_TIERS = ((DEFAULT, "default"), (ACCURATE, "accurate"))
+#: The tiers whose run times the page lists, and what it calls them (the label follows the alias).
+TIMED_TIERS = ((FAST, tier_label(FAST)), (ACCURATE, tier_label(ACCURATE)))
 
 
 def _verdict(met: bool) -> str:
@@ -128,9 +130,10 @@ def speed_run_table(reports: Reports) -> str:
 # --- long texts ------------------------------------------------------------------------------------------------------
 
 def _long_text_runs(reports: Reports) -> List[Tuple[str, Mapping[str, Any]]]:
+    """The fast tier's long-text runs (the only tier measured so), its own and those of other machines."""
     runs = []
-    if reports.exists(DEFAULT, "long-text-speed.json"):
-        runs.append((f"{DEFAULT}/long-text-speed.json", reports.load(DEFAULT, "long-text-speed.json")))
+    if reports.exists(FAST, "long-text-speed.json"):
+        runs.append((f"{FAST}/long-text-speed.json", reports.load(FAST, "long-text-speed.json")))
     runs += other_machine_runs(reports, "long-text-speed.json")
     if not runs:
         raise LandingError(f"{reports.folder}: no long-text-speed.json (run python -m "
@@ -166,10 +169,11 @@ def long_text_table(reports: Reports) -> str:
 # --- int8 ------------------------------------------------------------------------------------------------------------
 
 def _int8_reports(reports: Reports) -> List[Tuple[str, Mapping[str, Any]]]:
-    found = [(path.name, reports.load(DEFAULT, path.name))
-             for path in sorted((reports.folder / DEFAULT).glob("int8-check*.json"))]
+    """The fast tier's int8 checks (the only tier checked so)."""
+    found = [(path.name, reports.load(FAST, path.name))
+             for path in sorted((reports.folder / FAST).glob("int8-check*.json"))]
     if not found:
-        raise LandingError(f"{reports.folder / DEFAULT}: no int8-check*.json (run python -m "
+        raise LandingError(f"{reports.folder / FAST}: no int8-check*.json (run python -m "
                            "coherence_metric.benchmarks.speed.int8_check --output FILE)")
     return found
 
@@ -209,11 +213,92 @@ def int8_table(reports: Reports) -> str:
     return _table(header, "---|---|---:|---:|---:|---:|---:|---|---", rows)
 
 
+# --- less window overlap, on dev ------------------------------------------------------------------------------------
+
+#: The dev comparison of window overlaps (``python -m coherence_metric.training.pointwise.window_overlap``), under
+#: training/ablation/reports.
+WINDOW_OVERLAP = ("window_overlap", "default.json")
+
+
+def window_overlap_prose(reports: Reports) -> str:
+    """What windows that repeat fewer sentences change on dev, against the scorer's half-overlapping windows: word
+    pieces read per word of a long text, same-prompt pairs whose winner changes, long texts whose first sentence beats
+    the whole, and agreement with people (paired)."""
+    path = dev_reports_folder(reports).joinpath(*WINDOW_OVERLAP)
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise LandingError(f"{path}: report not found (run python -m "
+                           "coherence_metric.training.pointwise.window_overlap)") from None
+    by_overlap = {option["overlap"]: option for option in report["options"]}
+    half = by_overlap.pop("half")
+    fewer = sorted(by_overlap.items())
+    (name, _), *_ = sorted(fewer[0][1]["same_winner_as_half"].items(), key=lambda item: item[1])
+
+    def each(text: Callable[[Mapping[str, Any]], str]) -> str:
+        return " and ".join(text(option) for _, option in fewer)
+
+    def paired(option: Mapping[str, Any]) -> str:
+        low, high = option["vs_half"]["interval"]
+        return f"{100 * option['vs_half']['difference']:+.1f} points [{100 * low:+.1f}, {100 * high:+.1f}]"
+
+    sentences = [
+        f"Windows repeating {' or '.join(overlap for overlap, _ in fewer)} sentences read "
+        f"{each(lambda option: format(option['long_tokens_per_word'], '.2f'))} word pieces per word on dev's long "
+        f"texts, respectively, instead of {half['long_tokens_per_word']:.2f}.",
+        f"But they change which of two same-prompt {name} stories (dev-select) scores higher in "
+        f"{each(lambda option: format(100 * (1 - option['same_winner_as_half'][name]), '.1f'))}% of the pairs, "
+        f"against the {100 * (1 - report['tolerance']):.0f}% a faster path may change (the bf16 rule).",
+        f"A long text's first sentence beats the whole in "
+        f"{each(lambda option: format(100 * option['long_first_beats_whole'], '.0f'))}% of dev's long texts, against "
+        f"{100 * half['long_first_beats_whole']:.0f}% with half-overlapping windows.",
+        f"Agreement with people on dev-select moves by {each(paired)} (paired; the run took {report['seconds']:.0f} s, "
+        f"`training/ablation/reports/{'/'.join(WINDOW_OVERLAP)}`).",
+    ]
+    return textwrap.fill(" ".join(sentences), width=118, break_long_words=False, break_on_hyphens=False) + "\n"
+
+
+# --- what bf16 gains on a GPU ----------------------------------------------------------------------------------------
+
+GPU_SPEED = "gpu-speed"
+GPU_BATCH = 64
+
+
+def gpu_bf16_gain_table(reports: Reports) -> str:
+    """Each tier's bf16 rate over its fp32 rate at batch 64 per text length, from the newest GPU speed report: where a
+    tier's time is the matrix work, bf16 shows; where it is the host's, it does not."""
+    found = sorted((reports.folder / GPU_SPEED).glob("*.json"))
+    if not found:
+        raise LandingError(f"{reports.folder / GPU_SPEED}: no report (run "
+                           "python -m coherence_metric.benchmarks.speed.gpu_speed on a GPU)")
+    report = reports.load(GPU_SPEED, found[-1].name)
+    # Labelled by checkpoint, not by the row's "tier" (the reports name the fast tier's rows "default").
+    rates: Dict[Tuple[str, str, int, str], float] = {
+        (tier_label(row["checkpoint"], row["tier"]), row["checkpoint"], row["tokens"], row["dtype"]):
+            row["texts_per_second"]
+        for row in report["rows"] if row["batch"] == GPU_BATCH}
+    tiers = list(dict.fromkeys((tier, checkpoint) for tier, checkpoint, _, _ in rates))
+    lengths = sorted({tokens for _, _, tokens, _ in rates})
+
+    def gain(tier: str, checkpoint: str, tokens: int) -> str:
+        bf16, fp32 = rates.get((tier, checkpoint, tokens, "bf16")), rates.get((tier, checkpoint, tokens, "fp32"))
+        return "" if bf16 is None or fp32 is None else f"{bf16 / fp32:.2f}×"
+
+    rows = [[f"{tier} (`{checkpoint}`)", *(gain(tier, checkpoint, tokens) for tokens in lengths)]
+            for tier, checkpoint in tiers]
+    header = [f"{report['device']}, bf16 texts/s over fp32's, batch {GPU_BATCH}",
+              *(f"{tokens} tokens" for tokens in lengths)]
+    return _table(header, "---|" + "---:|" * len(lengths), rows)
+
+
 BLOCKS: Mapping[str, Callable[[Reports], str]] = {
     "run-times": run_times_table,
     "speed-run-detail": speed_run_table,
     "long-text-speed": long_text_table,
     "int8": int8_table,
+    "window-overlap": window_overlap_prose,
+    "gpu-bf16-gain": gpu_bf16_gain_table,
 }
 
-__all__ = ["BLOCKS", "int8_table", "long_text_table", "run_times_table", "speed_run_table"]
+__all__ = ["BLOCKS", "gpu_bf16_gain_table", "int8_table", "long_text_table", "run_times_table", "speed_run_table",
+           "window_overlap_prose"]

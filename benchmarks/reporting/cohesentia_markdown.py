@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, List, Mapping, Optional
+from typing import Any, Dict, List, Mapping, Optional
 
 from . import targets as target_file
 
@@ -85,11 +85,109 @@ def calibration_lines(calibration: Mapping[str, Any]) -> List[str]:
                      f"{shipped['drop_weight']:g} x score_drop, standardised by ({_spreads(shipped['spreads'])}); "
                      f"recomputed on the choosing half: {_spreads(recomputed['spreads'])}.")
         lines.append("")
+    pool = "clean texts" if "rule" in recomputed else "fully coherent stories"  # reports before clean texts
     lines.append("Thresholds: " + ", ".join(f"{kind} {value:.3f}" for kind, value in shipped["thresholds"].items())
-                 + "; recomputed on the choosing half's fully coherent stories (budgets "
-                 + ", ".join(f"{kind} {100 * value:.1f}%" for kind, value in recomputed["budgets"].items()) + "): "
+                 + f"; recomputed on the choosing half's {pool} (budgets "
+                 + ", ".join(f"{kind} {100 * value:.2f}%" for kind, value in recomputed["budgets"].items()) + "): "
                  + ", ".join(f"{kind} {value:.3f}" for kind, value in recomputed["thresholds"].items()
                              if value is not None) + ".")
+    if "rule" in recomputed:
+        lines += ["", f"Budgets: {recomputed['rule']} ({recomputed.get('clean_texts', 0)} clean texts on the choosing "
+                      f"half, {len(recomputed['trade'])} budget triples tried)."]
+    return lines
+
+
+def _budgets(budgets: Mapping[str, float]) -> str:
+    return " / ".join(f"{100 * budgets[kind]:.2f}" for kind in ("cohesion", "relevance", "duplication"))
+
+
+def trade_slice(recomputed: Mapping[str, Any]) -> List[Dict[str, Any]]:
+    """The trade rows at the chosen relevance and duplication budgets, one per cohesion budget tried (the whole grid
+    is in the report's JSON)."""
+    chosen = recomputed["budgets"]
+    return [row for row in recomputed.get("trade", [])
+            if all(row["budgets"][kind] == chosen[kind] for kind in ("relevance", "duplication"))]
+
+
+def clean_lines(result: Mapping[str, Any]) -> List[str]:
+    """The clean texts with any flag per half and source, and the trade behind the budgets on the choosing half."""
+    lines = ["| half | clean texts with any flag % | CoheSentia fully coherent | dev news | dev stories |",
+             "|---|---:|---:|---:|---:|"]
+    for half, cell in result["clean"].items():
+        sources = cell.get("by_source", {})
+        rate = _percent(cell.get("flagged"), cell.get("flagged_interval"))
+        by_source = [f"{_percent(sources[name]['flagged'])} of {sources[name]['n_texts']}" if name in sources else ""
+                     for name in ("cohesentia", "news", "stories")]
+        lines.append(f"| {half} ({cell['n_texts']} texts) | {rate} | " + " | ".join(by_source) + " |")
+    recomputed = result["calibration"]["recomputed_on_choose"]
+    rows = trade_slice(recomputed)
+    if rows:
+        lines += ["", "The trade on the choosing half, at the chosen relevance and duplication budgets:", "",
+                  "| budgets % (cohesion / relevance / duplication) | clean texts with any flag % | marked sentences "
+                  "flagged % (no cap) | at --flag 1 % | AUC of the flags | AUC of the flag ranking |",
+                  "|---|---:|---:|---:|---:|---:|"]
+        earlier = recomputed.get("earlier_rule")
+        if earlier:
+            rows = [{**earlier, "label": "0.8.0's rule (of the fully coherent stories' sentences): "}] + rows
+        for row in rows:
+            mark = " (chosen)" if row["budgets"] == recomputed["budgets"] and "label" not in row else ""
+            label = f"{row.get('label', '')}{_budgets(row['budgets'])}{mark}"
+            lines.append(f"| {label} | {_percent(row['clean_flagged'])} | "
+                         f"{_percent(row['recall'])} | {_percent(row['recall_cap_1'])} | "
+                         f"{row['flags_auc']:.3f} | {row['margin_auc']:.3f} |")
+    return lines
+
+
+def kind_lines(synthetic: Mapping[str, Any]) -> List[str]:
+    """Per synthetic kind set, whether the flag on the broken sentence names the kind a reader agrees with; the
+    drift set; and the candidate kind and drift rules compared on them."""
+    lines = ["| set (a reader says) | n | flag at the break names it | named right where flagged | "
+             "top flag on the break | no flag | kinds named at the break |", "|---|---:|---:|---:|---:|---:|---|"]
+    for name, cell in synthetic["kinds"].items():
+        lines.append(f"| {name} ({cell['expected']}) | {cell['n']} | "
+                     f"{_percent(cell['labelled_right'], cell['labelled_right_interval'])} | "
+                     f"{_percent(cell['right_when_flagged'], cell['right_when_flagged_interval'])} | "
+                     f"{_percent(cell['top_flag_on_break'], cell['top_flag_on_break_interval'])} | "
+                     f"{_percent(cell['no_flag'])} | "
+                     + ", ".join(f"{kind} {count}" for kind, count in cell["kinds_at_break"].items()) + " |")
+    lines.append(f"\nMean over the three kinds of the share named right where flagged: "
+                 f"{_percent(synthetic['kinds_mean_right_when_flagged'])}.")
+    drift = synthetic.get("drift")
+    if drift:
+        lines += ["", f"- drift ({drift['n']} texts leaving their topic at a known sentence): top flag where it starts "
+                      f"{_percent(drift['top_flag_at_start'], drift['top_flag_at_start_interval'])}, a flag there "
+                      f"{_percent(drift['flag_at_start'], drift['flag_at_start_interval'])}, a flag after it "
+                      f"{_percent(drift['flag_after_start'], drift['flag_after_start_interval'])}, no flag "
+                      f"{_percent(drift['no_flag'])}; kinds where it starts: "
+                      + ", ".join(f"{kind} {count}" for kind, count in drift["kinds_at_start"].items())]
+    rules = synthetic["rules"]
+    lines += ["", "Kind rules (every flag kept; share named right where flagged, per set):", ""]
+    for rule, cell in rules["kind"].items():
+        mark = " (chosen)" if rule == rules["kind_chosen"] else ""
+        lines.append(f"- {rule}{mark}: mean {_percent(cell['mean_right_when_flagged'])}; "
+                     + ", ".join(f"{name} {_percent(value)}" for name, value in cell["right_when_flagged"].items()))
+    lines += ["", "Drift rules (with the chosen kind rule):", ""]
+    for rule, cell in rules["drift"].items():
+        mark = " (chosen)" if rule == rules["drift_chosen"] else ""
+        lines.append(f"- {rule}{mark}: drift top flag where it starts {_percent(cell['top_flag_at_start'])}, a flag "
+                     f"after it {_percent(cell['flag_after_start'])}, no flag {_percent(cell['no_flag'])}; kind sets' "
+                     f"top flag on the break {_percent(cell['kind_sets_top_flag_on_break'])}")
+    return lines
+
+
+def story_rule_lines(rules: Mapping[str, Any]) -> List[str]:
+    """The candidate kind and drift rules on the choosing half's stories (``rules_on_stories``)."""
+    lines = []
+    for half, cells in rules.items():
+        for rule, kinds in cells["kind"].items():
+            lines.append(f"- {half}, kind rule {rule}: " + "; ".join(
+                f"{kind}-marked flags named {kind} {_percent(cell['named_right'])} of {cell['flagged']}"
+                if cell["flagged"] else f"no {kind}-marked sentence flagged" for kind, cell in kinds.items()))
+        for rule, cell in cells["drift"].items():
+            lines.append(f"- {half}, drift rule {rule}: marked sentences flagged {_percent(cell['any_recall'])} "
+                         f"(cap 1: {_percent(cell['any_recall_cap_1'])}), flags on a marked sentence "
+                         f"{_percent(cell['any_precision'])}, fully coherent stories' sentences flagged "
+                         f"{_percent(cell['fully_coherent_sentences_flagged'])}")
     return lines
 
 
@@ -104,6 +202,8 @@ def render_cohesentia_markdown(result: Mapping[str, Any]) -> str:
     lines += ["", "## Flags (shipped thresholds)", ""]
     lines += calibration_lines(result["calibration"])
     lines += [""] + flags_table(result)
+    if "clean" in result:
+        lines += ["", "## Clean texts (shipped thresholds)", ""] + clean_lines(result)
     synthetic = result.get("synthetic_dev")
     if synthetic:
         duplicates = synthetic["duplicates"]
@@ -119,6 +219,11 @@ def render_cohesentia_markdown(result: Mapping[str, Any]) -> str:
                              f"{_percent(cell['top_flag_on_break'], cell['top_flag_on_break_interval'])}, "
                              f"no flag {_percent(cell['no_flag'])}, sentences after no broken transition flagged "
                              f"{_percent(cell.get('flagged_elsewhere'))}")
+        if "kinds" in synthetic:
+            lines += [""] + kind_lines(synthetic)
+    if "flag_rules" in result:
+        lines += ["", "## Flag rules on the choosing half (kind and drift)", ""]
+        lines += story_rule_lines(result["flag_rules"])
     targets = result["targets"]
     goals = target_file.load().cohesentia
     lines += ["", "## Targets (dev)", ""]
@@ -135,6 +240,11 @@ def render_cohesentia_markdown(result: Mapping[str, Any]) -> str:
                  f"{_percent(targets['fully_coherent_flagged'], targets.get('fully_coherent_flagged_interval'))}% "
                  f"({'met' if targets['fully_coherent_met'] else 'not met'}, "
                  f"<= {100 * goals.fully_coherent_flagged_max:g}%)")
+    if "clean_texts_flagged" in targets:
+        lines.append(f"- clean texts of the check half with any flag: "
+                     f"{_percent(targets['clean_texts_flagged'], targets.get('clean_texts_flagged_interval'))}% "
+                     f"({'met' if targets['clean_texts_met'] else 'not met'}, "
+                     f"<= {100 * goals.clean_texts_flagged_max:g}%)")
     if "duplicates_found" in targets:
         lines.append(f"- synthetic duplicates found: "
                      f"{_percent(targets['duplicates_found'], targets.get('duplicates_found_interval'))}% "

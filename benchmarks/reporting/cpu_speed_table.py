@@ -16,13 +16,14 @@ from pathlib import Path
 from typing import Any, List, Mapping, Tuple
 
 from . import targets
-from .report_reader import ACCURATE, DEFAULT, LandingError, Reports, speed_report
+from .report_reader import ACCURATE, FAST, LandingError, Reports, speed_report, tier_label
 from .speed_markdown import HEADLINE_TOKENS, headline_row, share_of_fastest_limit
 
 #: The folder of benchmarks/reports that holds speed reports of the tiers on other machines, one folder per run.
 CPU_SPEED = "cpu-speed"
-#: The tiers the table speaks for, by immutable name, and what it calls them.
-TIERS = {DEFAULT: "default", ACCURATE: "accurate"}
+#: The tiers the table speaks for, by immutable name, and what it calls them (``fast (default)``: the label follows
+#: the alias).
+TIERS = {FAST: tier_label(FAST), ACCURATE: tier_label(ACCURATE)}
 
 
 def other_machine_runs(reports: Reports, pattern: str) -> List[Tuple[str, Mapping[str, Any]]]:
@@ -42,8 +43,8 @@ def speed_runs(reports: Reports) -> List[Tuple[str, Mapping[str, Any]]]:
             runs.append((f"{checkpoint}/{Path(own['outputs']['json']).name}", own))
     runs += other_machine_runs(reports, "speed*.json")
     if not runs:
-        raise LandingError(f"{reports.folder}: no CPU speed report of {DEFAULT} (run coherence-metric benchmark "
-                           "speed)")
+        raise LandingError(f"{reports.folder}: no CPU speed report of {FAST} or {ACCURATE} (run coherence-metric "
+                           "benchmark speed)")
     return runs
 
 

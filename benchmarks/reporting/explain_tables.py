@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .report_reader import ACCURATE, DEFAULT, LandingError, Reports
+from .report_reader import ACCURATE, FAST, LandingError, Reports, tier_label
 
 COHESENTIA = "localisation_cohesentia-dev.json"
 #: The reason groups the page shows, in its order.
@@ -33,9 +33,9 @@ RULER_ROWS: Sequence[Tuple[str, str, bool]] = (
 )
 #: The rows comparing the tiers: (checkpoint, method, label).
 TIER_ROWS: Sequence[Tuple[str, str, str]] = (
-    (DEFAULT, "cohesion", "default: `cohesion`"),
-    (ACCURATE, "cohesion", "accurate: `cohesion` (its score drop)"),
-    (ACCURATE, "flag-margin", "accurate: explain's flag ranking"),
+    (FAST, "cohesion", f"{tier_label(FAST)}: `cohesion`"),
+    (ACCURATE, "cohesion", f"{tier_label(ACCURATE)}: `cohesion` (its score drop)"),
+    (ACCURATE, "flag-margin", f"{tier_label(ACCURATE)}: explain's flag ranking"),
     (ACCURATE, "position (later first)", "sentence position, later first (not evidence)"),
 )
 KINDS = ("intrusion", "moved", "swap")
@@ -76,13 +76,13 @@ def _ruler(reports: Reports, checkpoint: str) -> Mapping[str, Any]:
 
 
 def ruler_table(reports: Reports) -> str:
-    """The default's ruler on all stories: per reason group, the within-story AUC and top-1 over random of each
+    """The fast tier's ruler on all stories: per reason group, the within-story AUC and top-1 over random of each
     method, the best evidence of each column in bold (position and length are not evidence and never bold)."""
-    result = _ruler(reports, DEFAULT)
+    result = _ruler(reports, FAST)
     cells = result["methods"]["all"]
     missing = [method for method, _, _ in RULER_ROWS if method not in cells]
     if missing:
-        raise LandingError(f"{reports.folder / DEFAULT / COHESENTIA}: no method {missing[0]!r}")
+        raise LandingError(f"{reports.folder / FAST / COHESENTIA}: no method {missing[0]!r}")
     evidence = [method for method, label, _ in RULER_ROWS if "not evidence" not in label]
     header = [f"all {result['n_stories']['all']} stories", *(f"{group} AUC" for group in GROUPS),
               *(f"{group} top-1 (x random)" for group in GROUPS)]
@@ -114,8 +114,8 @@ def _recall(cell: Mapping[str, Any]) -> str:
 
 
 def flags_table(reports: Reports) -> str:
-    """The default's flags with the shipped thresholds and no cap, on each half and on all stories."""
-    result = _ruler(reports, DEFAULT)
+    """The fast tier's flags with the shipped thresholds and no cap, on each half and on all stories."""
+    result = _ruler(reports, FAST)
     rows = []
     for half in ("choose", "check", "all"):
         cell = result["flags"][half]["no_cap"]
@@ -130,8 +130,8 @@ def flags_table(reports: Reports) -> str:
 
 
 def tiers_table(reports: Reports) -> str:
-    """The default's and the accurate tier's evidence on the whole ruler, side by side."""
-    stories = _ruler(reports, DEFAULT)["n_stories"]["all"]
+    """The fast and the accurate tier's evidence on the whole ruler, side by side."""
+    stories = _ruler(reports, FAST)["n_stories"]["all"]
     rows = []
     for checkpoint, method, label in TIER_ROWS:
         cell = _ruler(reports, checkpoint)["methods"]["all"][method]
@@ -143,7 +143,7 @@ def tiers_table(reports: Reports) -> str:
 def tier_flags_table(reports: Reports) -> str:
     """Both tiers' flags (no cap) on all stories, and on the synthetic dev split: duplicates found, intruder flagged."""
     rows = []
-    for checkpoint, tier in ((DEFAULT, "default"), (ACCURATE, "accurate")):
+    for checkpoint, tier in TIERS:
         result = _ruler(reports, checkpoint)
         cell = result["flags"]["all"]["no_cap"]
         synthetic = result.get("synthetic_dev") or {}
@@ -161,11 +161,172 @@ def tier_flags_table(reports: Reports) -> str:
                    "synthetic duplicates found", "intruder is the strongest flag"], rows)
 
 
+#: The synthetic dev sets with a known break of one kind, as the page names them (``synthetic_dev.kinds``).
+KIND_SET_LABELS: Sequence[Tuple[str, str]] = (
+    ("intrusion", "a similar sentence of another document in its place (the localisation recipe's intruder)"),
+    ("random_intrusion", "a random sentence of another document in its place"),
+    ("repeat_sentence", "a sentence said again verbatim, later"),
+    ("near_repeat", "a sentence restated with a word or two changed, right after it"),
+    ("dangling_reference", "the sentence a pronoun or \"the X\" refers to deleted"),
+    ("connective_swap", "a connective replaced by one of another relation, or one added"),
+)
+
+
+def _synthetic(reports: Reports) -> Mapping[str, Any]:
+    synthetic = _ruler(reports, FAST).get("synthetic_dev") or {}
+    if "kinds" not in synthetic or "rules" not in synthetic:
+        raise LandingError(f"{reports.folder / FAST / COHESENTIA}: no per-kind synthetic dev check "
+                           "(run `coherence-metric benchmark cohesentia-dev`)")
+    return synthetic
+
+
+def synthetic_kinds_table(reports: Reports) -> str:
+    """The fast tier's flags on the synthetic dev texts with a known break of each kind: whether the flag on the
+    broken sentence names the kind a reader agrees with, and where a drift is flagged."""
+    synthetic = _synthetic(reports)
+    rows = []
+    for name, label in KIND_SET_LABELS:
+        cell = synthetic["kinds"].get(name)
+        if cell is None:
+            continue
+        rows.append([label, cell["expected"], str(cell["n"]),
+                     f"**{_percent(cell['labelled_right'], cell['labelled_right_interval'], digits=0)}**",
+                     _percent(cell["right_when_flagged"], cell["right_when_flagged_interval"], digits=0),
+                     _percent(cell["top_flag_on_break"], cell["top_flag_on_break_interval"], digits=0),
+                     _percent(cell["no_flag"], digits=0)])
+    kinds = _table(["synthetic dev texts: the broken sentence is", "a reader says", "texts",
+                    "its flag names that kind", "named right where it is flagged", "top flag on it", "no flag"],
+                   rows)
+    drift = synthetic["drift"]
+    drift_rows = [[f"the second half replaced by another document's sentences ({drift['n']} texts)",
+                   f"**{_percent(drift['top_flag_at_start'], drift['top_flag_at_start_interval'], digits=0)}**",
+                   _percent(drift["flag_at_start"], drift["flag_at_start_interval"], digits=0),
+                   _percent(drift["flag_after_start"], drift["flag_after_start_interval"], digits=0),
+                   _percent(drift["no_flag"], digits=0),
+                   ", ".join(f"{kind} {count}" for kind, count in drift["kinds_at_start"].items())]]
+    return kinds + "\n" + _table(["drift", "top flag where it starts", "a flag where it starts",
+                                  "a flag after it starts", "no flag", "kinds named where it starts"], drift_rows)
+
+
+def _chosen(name: str, chosen: str) -> str:
+    return f"**{name}** (explain's)" if name == chosen else name
+
+
+def flag_rules_table(reports: Reports) -> str:
+    """The candidate kind rules and drift rules compared on the synthetic dev split (and, for reference, on
+    CoheSentia's choosing half), the one ``explain`` uses in bold."""
+    result = _ruler(reports, FAST)
+    rules = _synthetic(reports)["rules"]
+    stories = (result.get("flag_rules") or {}).get("choose") or {}
+    groups: Dict[str, List[str]] = {}
+    for name, _ in KIND_SET_LABELS:
+        cell = _synthetic(reports)["kinds"].get(name)
+        if cell is not None:
+            groups.setdefault(cell["expected"], []).append(name)
+    kind_rows = []
+    for rule, cell in rules["kind"].items():
+        shares = cell["right_when_flagged"]
+        real = (stories.get("kind") or {}).get(rule, {})
+        kind_rows.append([_chosen(rule, rules["kind_chosen"]),
+                          *(" / ".join(_percent(shares[name], digits=0) for name in groups[kind]) for kind in groups),
+                          _percent(cell["mean_right_when_flagged"], digits=1),
+                          *(f"{_percent(real[kind]['named_right'], digits=0)} of {real[kind]['flagged']}"
+                            if real.get(kind, {}).get("flagged") else "none flagged" if kind in real else ""
+                            for kind in ("relevance", "cohesion"))])
+    kind_header = ["kind rule", *(f"{kind}: " + " / ".join(groups[kind]) for kind in groups),
+                   "mean over the three kinds (chosen by)", "CoheSentia choose: relevance-marked flags named relevance",
+                   "cohesion-marked flags named cohesion"]
+    drift_rows = []
+    for rule, cell in rules["drift"].items():
+        real = (stories.get("drift") or {}).get(rule, {})
+        drift_rows.append([_chosen(rule, rules["drift_chosen"]), _percent(cell["top_flag_at_start"], digits=0),
+                           _percent(cell["flag_after_start"], digits=0),
+                           _percent(cell["kind_sets_top_flag_on_break"], digits=0),
+                           f"{_percent(real.get('any_recall'))} / {_percent(real.get('any_recall_cap_1'))}"
+                           if real else "", _percent(real.get("any_precision")) if real else ""])
+    drift_header = ["drift rule", "drift texts: top flag where it starts", "a flag after it starts",
+                    "kind sets: top flag on the break", "CoheSentia choose: marked sentences flagged (no cap / cap 1)",
+                    "flags on a marked sentence"]
+    return _table(kind_header, kind_rows) + "\n" + _table(drift_header, drift_rows)
+
+
+#: The tiers whose calibrations the clean-text tables read, as the page names them (the label follows the alias).
+TIERS: Sequence[Tuple[str, str]] = ((FAST, tier_label(FAST)), (ACCURATE, tier_label(ACCURATE)))
+#: The clean texts' sources, as the page names them (``clean.<half>.by_source``).
+CLEAN_SOURCES: Sequence[Tuple[str, str]] = (("cohesentia", "CoheSentia fully coherent"), ("news", "dev news"),
+                                            ("stories", "dev stories"))
+
+
+def _clean(reports: Reports, checkpoint: str) -> Optional[Mapping[str, Any]]:
+    """A tier's ruler report, or None where it predates the clean-text check (its calibration the earlier rule's)."""
+    result = _ruler(reports, checkpoint)
+    if "clean" not in result or "trade" not in result["calibration"]["recomputed_on_choose"]:
+        return None
+    return result
+
+
+def _budget_triple(budgets: Mapping[str, float]) -> str:
+    return " / ".join(f"{100 * budgets[kind]:g}" for kind in ("cohesion", "relevance", "duplication"))
+
+
+def clean_table(reports: Reports) -> str:
+    """Per tier, on the check half (no threshold was set there): the share of clean texts with any flag (the rate
+    ``explain`` prints), per source, and the share of the sentences people marked that get a flag; the budgets."""
+    rows = []
+    for checkpoint, tier in TIERS:
+        result = _clean(reports, checkpoint)
+        if result is None:
+            rows.append([f"{tier} (`{checkpoint}`)", "not measured: its report predates the clean-text check", "", "",
+                         "", "", ""])
+            continue
+        clean = result["clean"]["check"]
+        sources = clean["by_source"]
+        flags = result["flags"]["check"]
+        rows.append([f"{tier} (`{checkpoint}`)",
+                     f"**{_percent(clean['flagged'], clean['flagged_interval'], digits=0)}** of {clean['n_texts']}",
+                     *(f"{_percent(sources[name]['flagged'], digits=0)} of {sources[name]['n_texts']}"
+                       if name in sources else "" for name, _ in CLEAN_SOURCES),
+                     f"{_percent(flags['cap_1']['any']['recall'])} / {_percent(flags['no_cap']['any']['recall'])}",
+                     _budget_triple(result["calibration"]["recomputed_on_choose"]["budgets"])])
+    return _table(["check half", "clean texts with any flag", *(label for _, label in CLEAN_SOURCES),
+                   "marked sentences flagged (--flag 1 / no cap)", "budgets % (cohesion / relevance / duplication)"],
+                  rows)
+
+
+def trade_table(reports: Reports) -> str:
+    """Per tier, the trade on the choosing half at its chosen relevance and duplication budgets, one row per cohesion
+    budget tried: clean texts with any flag, marked sentences flagged, and the within-story AUC of the flags and of
+    explain's flag ranking (the whole grid is in each report's ``calibration.recomputed_on_choose.trade``)."""
+    rows = []
+    for checkpoint, tier in TIERS:
+        result = _clean(reports, checkpoint)
+        if result is None:
+            continue
+        recomputed = result["calibration"]["recomputed_on_choose"]
+        chosen = recomputed["budgets"]
+        earlier = recomputed.get("earlier_rule")
+        if earlier:
+            rows.append([tier, f"0.8.0's rule: {_budget_triple(earlier['budgets'])} of the fully coherent stories' "
+                               "sentences", _percent(earlier["clean_flagged"]), _percent(earlier["recall"]),
+                         _percent(earlier["recall_cap_1"]), f"{earlier['flags_auc']:.3f}",
+                         f"{earlier['margin_auc']:.3f}"])
+        for row in recomputed["trade"]:
+            if any(row["budgets"][kind] != chosen[kind] for kind in ("relevance", "duplication")):
+                continue
+            picked = row["budgets"] == chosen
+            rows.append([tier, _bold(_budget_triple(row["budgets"]), picked),
+                         _bold(_percent(row["clean_flagged"]), picked), _percent(row["recall"]),
+                         _percent(row["recall_cap_1"]), f"{row['flags_auc']:.3f}", f"{row['margin_auc']:.3f}"])
+    return _table(["choose half", "budgets % (cohesion / relevance / duplication)", "clean texts with any flag",
+                   "marked sentences flagged (no cap)", "at --flag 1", "AUC of the flags",
+                   "AUC of the flag ranking"], rows)
+
+
 def cost_table(reports: Reports) -> str:
     """Both tiers' ``explain`` against its transitions and score alone (``explain`` before kinds of break) and
     ``score``, texts/s on the ruler's stories, from each report's ``cost``."""
     rows = []
-    for checkpoint, tier in ((DEFAULT, "default"), (ACCURATE, "accurate")):
+    for checkpoint, tier in TIERS:
         timed = (_ruler(reports, checkpoint).get("cost") or {}).get("explain")
         if not timed:
             raise LandingError(f"{reports.folder / checkpoint / COHESENTIA}: no cost of explain")
@@ -274,9 +435,9 @@ LOCALISATION_RUNS: Dict[str, Tuple[str, str]] = {
 }
 
 def llm_shaped_table(reports: Reports) -> str:
-    """The default's flags on the LLM-shaped dev texts (``llm-shaped-dev.json``): read as units, and the same
+    """The fast tier's flags on the LLM-shaped dev texts (``llm-shaped-dev.json``): read as units, and the same
     sentences as plain prose, each with and without the inserted bullet."""
-    report = reports.load(DEFAULT, "llm-shaped-dev.json")
+    report = reports.load(FAST, "llm-shaped-dev.json")
     broken, clean, prose = report["broken"], report["clean"], report["plain_prose"]
     header = [f"{report['texts']} dev texts", "the flag is the inserted bullet", "no flag",
               "flags (any rank) on a frame, heading or code unit", "the same texts without the insertion: flagged"]
@@ -292,9 +453,9 @@ def llm_shaped_table(reports: Reports) -> str:
 
 
 def llm_shaped_scores_table(reports: Reports) -> str:
-    """The default's scores of the LLM-shaped dev texts as written, with their frames left out, and as plain prose:
+    """The fast tier's scores of the LLM-shaped dev texts as written, with their frames left out, and as plain prose:
     the mean, and how far and how differently each reading ranks them from the prose."""
-    report = reports.load(DEFAULT, "llm-shaped-dev.json")
+    report = reports.load(FAST, "llm-shaped-dev.json")
     scores = report["scores"]
     header = [f"{report['texts']} dev texts read", "mean score", "mean absolute difference from the prose",
               "Spearman with the prose"]
@@ -313,10 +474,15 @@ BLOCKS: Mapping[str, Callable[[Reports], str]] = {
     "cohesentia-tier-flags": tier_flags_table,
     "intrusion-dev": intrusion_dev_table,
     "explain-cost": cost_table,
+    "cohesentia-clean": clean_table,
+    "cohesentia-trade": trade_table,
+    "synthetic-kinds": synthetic_kinds_table,
+    "flag-rules": flag_rules_table,
     "llm-shaped": llm_shaped_table,
     "llm-shaped-scores": llm_shaped_scores_table,
     **{block: localisation_table(folder, name) for block, (folder, name) in LOCALISATION_RUNS.items()},
 }
 
-__all__ = ["BLOCKS", "LOCALISATION_RUNS", "cost_table", "flags_table", "intrusion_dev_table", "llm_shaped_scores_table",
-           "llm_shaped_table", "localisation_table", "ruler_table", "tier_flags_table", "tiers_table"]
+__all__ = ["BLOCKS", "LOCALISATION_RUNS", "clean_table", "cost_table", "flag_rules_table", "flags_table",
+           "intrusion_dev_table", "llm_shaped_scores_table", "llm_shaped_table", "localisation_table", "ruler_table",
+           "synthetic_kinds_table", "tier_flags_table", "tiers_table", "trade_table"]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, Dict
 
+from .report_reader import tier_label
+
 #: The dtypes of the table's columns, in order.
 DTYPES = ("bf16", "fp16", "fp32")
 #: The batch size of the table's main columns.
@@ -22,6 +24,8 @@ def render_gpu_speed_markdown(report: Dict[str, Any]) -> str:
     lengths = sorted({row["tokens"] for row in rows})
     middle = lengths[len(lengths) // 2]
     checkpoint = {row["tier"]: row["checkpoint"] for row in rows}
+    # Labelled by checkpoint, not by the row's "tier": the committed reports call the fast tier's rows "default".
+    label = {tier: tier_label(name, tier) for tier, name in checkpoint.items()}
     lines = [f"| {report['device']}, texts/s | tokens | bf16, batch {MAIN_BATCH} | fp16, batch {MAIN_BATCH} | "
              f"fp32, batch {MAIN_BATCH} | fastest at {middle} tokens (batch, dtype) | peak GPU memory, batch "
              f"{MAIN_BATCH} bf16 |",
@@ -38,7 +42,7 @@ def render_gpu_speed_markdown(report: Dict[str, Any]) -> str:
             cells = [f"{at[dtype]['texts_per_second']:,.0f}" if dtype in at else "" for dtype in DTYPES]
             peak = at.get("bf16", {}).get("peak_gpu_mb")
             memory = f"{peak:,.0f} MiB" if peak is not None else ""
-            lines.append(f"| {tier} (`{checkpoint[tier]}`) | {length} | " + " | ".join(cells)
+            lines.append(f"| {label[tier]} (`{checkpoint[tier]}`) | {length} | " + " | ".join(cells)
                          + f" | {fastest} | {memory} |")
     return "\n".join(lines) + "\n"
 
@@ -49,6 +53,6 @@ def render_host_ceiling_markdown(report: Dict[str, Any]) -> str:
     where = f"{report['cpu']}, {report['cpu_threads']} torch threads, model on {report['device']}"
     lines = [f"| host ceiling ({where}) | tokens | texts/s | of which tokenising |", "|---|---:|---:|---:|"]
     for row in report["host_ceiling"]:
-        lines.append(f"| {row['tier']} (`{row['checkpoint']}`) | {row['tokens']} | {row['texts_per_second']:,.0f} | "
-                     f"{100 * row['tokenise_share']:.0f}% |")
+        lines.append(f"| {tier_label(row['checkpoint'], row['tier'])} (`{row['checkpoint']}`) | {row['tokens']} | "
+                     f"{row['texts_per_second']:,.0f} | {100 * row['tokenise_share']:.0f}% |")
     return "\n".join(lines) + "\n"

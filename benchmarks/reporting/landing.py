@@ -1,13 +1,13 @@
 """The numbers of the README's landing page and of MODELS.md, generated from the benchmark reports that measured them.
 
 Every figure the README shows (the headline table and the known limits), every number of MODELS.md's model cards and
-of MODEL_HISTORY.md, and the measured tables of docs/benchmarks.md and docs/explain.md are read from
-``benchmarks/reports/**/*.json`` and written between ``<!-- generated:NAME -->`` and ``<!-- /generated:NAME -->``
-markers, so a number is typed once, by the run that measured it (a number typed into several files drifts from its
-report); every target beside them comes from ``targets.toml``. The cards' blocks are ``model_cards.py``'s, the
-history's ``model_history.py``'s, the docs pages' ``benchmark_tables.py``'s and ``explain_tables.py``'s. ``make
-tables`` rewrites the blocks; ``--check`` (and tests/benchmarks/reporting/test_landing.py) fails when a page and the
-reports disagree.
+of MODEL_HISTORY.md, and the measured tables of docs/benchmarks.md, docs/explain.md and docs/training.md are read
+from ``benchmarks/reports/**/*.json`` (and the dev reports under ``training/ablation/reports/``) and written between
+``<!-- generated:NAME -->`` and ``<!-- /generated:NAME -->`` markers, so a number is typed once, by the run that
+measured it (a number typed into several files drifts from its report); every target beside them comes from
+``targets.toml``. The cards' blocks are ``model_cards.py``'s, the history's ``model_history.py``'s, the docs pages'
+``benchmark_tables.py``'s, ``explain_tables.py``'s and ``training_tables.py``'s. ``make tables`` rewrites the blocks;
+``--check`` (and tests/benchmarks/reporting/test_landing.py) fails when a page and the reports disagree.
 
 Run from a checkout: ``python -m coherence_metric.benchmarks.reporting.landing [--check] [--page README.md]``.
 """
@@ -30,9 +30,11 @@ from .model_history import history_table
 from .report_reader import (
     ACCURATE,
     BASELINES,
-    DEFAULT,
+    DEFAULT_TIER,
+    FAST,
     HUMAN_SET_NAMES,
     HUMAN_SETS,
+    TIER_NAMES,
     LandingError,
     Reports,
     human_sets,
@@ -59,16 +61,29 @@ class HeadlineRow:
     bold: bool = False
 
 
+#: What the headline table adds to a tier's name when it is not the default.
+OPT_IN_NOTES: Mapping[str, str] = {ACCURATE: "opt-in", FAST: "opt-in, for bulk CPU scoring"}
+
+
+def _tier_row(checkpoint: str) -> HeadlineRow:
+    """A tier's own row, named by what selects it: ``default`` (and the tier's own alias) for the tier ``default``
+    names, the tier's alias and why one would opt in for the other one."""
+    name = TIER_NAMES[checkpoint]
+    label = (f"**default** (`{checkpoint}`, also `{name}`)" if checkpoint == DEFAULT_TIER
+             else f"**{name}** (`{checkpoint}`, {OPT_IN_NOTES[checkpoint]})")
+    return HeadlineRow(label, (checkpoint, checkpoint), (checkpoint, checkpoint), "this package", bold=True)
+
+
+#: The published and recomputed scorers' rows read the fast tier's report (every tier's report holds them).
 HEADLINE_ROWS: Sequence[HeadlineRow] = (
-    HeadlineRow("G-Eval-4 (GPT-4)", (DEFAULT, "G-Eval-4"), None, "published (G-Eval paper, Table 1)"),
-    HeadlineRow("UniEval", (DEFAULT, "UniEval"), None, "published (G-Eval paper, Table 1)"),
-    HeadlineRow("shuffle-trained RoBERTa-large classifier", (DEFAULT, "ccl-roberta-large-ours-cnndm (S&M)"), None,
+    HeadlineRow("G-Eval-4 (GPT-4)", (FAST, "G-Eval-4"), None, "published (G-Eval paper, Table 1)"),
+    HeadlineRow("UniEval", (FAST, "UniEval"), None, "published (G-Eval paper, Table 1)"),
+    HeadlineRow("shuffle-trained RoBERTa-large classifier", (FAST, "ccl-roberta-large-ours-cnndm (S&M)"), None,
                 "Steen & Markert 2022, their scores recomputed here"),
-    HeadlineRow("BARTScore", (DEFAULT, "bartscore (S&M)"), None, "Steen & Markert's scores recomputed"),
-    HeadlineRow(f"**accurate** (`{ACCURATE}`, opt-in)", (ACCURATE, ACCURATE), (ACCURATE, ACCURATE),
-                "this package", bold=True),
-    HeadlineRow(f"**default** (`{DEFAULT}`)", (DEFAULT, DEFAULT), (DEFAULT, DEFAULT), "this package", bold=True),
-    HeadlineRow("BERTScore", (DEFAULT, "BERTScore"), None, "published (G-Eval paper)"),
+    HeadlineRow("BARTScore", (FAST, "bartscore (S&M)"), None, "Steen & Markert's scores recomputed"),
+    _tier_row(ACCURATE),
+    _tier_row(FAST),
+    HeadlineRow("BERTScore", (FAST, "BERTScore"), None, "published (G-Eval paper)"),
     HeadlineRow("minus repeated-trigram share (one line)", (BASELINES, "minus repeated trigrams"),
                 (BASELINES, "minus repeated trigrams"), "trivial baseline"),
     HeadlineRow("word count", (BASELINES, "word count"), (BASELINES, "word count"), "trivial baseline"),
@@ -109,30 +124,32 @@ def known_limits(reports: Reports, docs: str = "docs/") -> str:
         correlations = reports.row(checkpoint, "summeval-correlation.json", row)["correlations"]
         return number(correlations["system"]["kendall"]["value"])
 
-    default_order = order_truncation(reports, DEFAULT)
-    accurate_order = order_truncation(reports, ACCURATE)
-    default_sets = human_sets(reports, DEFAULT, DEFAULT)
+    default, other = DEFAULT_TIER, next(tier for tier in TIER_NAMES if tier != DEFAULT_TIER)
+    other_name = TIER_NAMES[other]
+    default_order = order_truncation(reports, default)
+    other_order = order_truncation(reports, other)
+    default_sets = human_sets(reports, default, default)
     matched = per_set(default_sets, "length_matched_accuracy")
-    matched_accurate = per_set(human_sets(reports, ACCURATE, ACCURATE), "length_matched_accuracy")
+    matched_other = per_set(human_sets(reports, other, other), "length_matched_accuracy")
     all_pairs = per_set(default_sets, "accuracy")
     counts = per_set(default_sets, "n_length_matched")
     names = " / ".join(HUMAN_SET_NAMES[name] for name in HUMAN_SETS)
-    storycloze = suite_result(reports, DEFAULT, "STORYCLOZE")
+    storycloze = suite_result(reports, default, "STORYCLOZE")
     items = [
         f"**Ranking systems.** Its ranking of SummEval's 16 systems agrees with the experts' at Kendall τ "
-        f"{system_tau(DEFAULT, DEFAULT)} (accurate tier: {system_tau(ACCURATE, ACCURATE)}), against "
-        f"{system_tau(DEFAULT, 'bartscore (S&M)')} for BARTScore and "
-        f"{system_tau(DEFAULT, 'ccl-roberta-large-ours-cnndm (S&M)')} for a shuffle-trained RoBERTa-large; with 16 "
+        f"{system_tau(default, default)} ({other_name} tier: {system_tau(other, other)}), against "
+        f"{system_tau(FAST, 'bartscore (S&M)')} for BARTScore and "
+        f"{system_tau(FAST, 'ccl-roberta-large-ours-cnndm (S&M)')} for a shuffle-trained RoBERTa-large; with 16 "
         f"systems the intervals are wide (table above).",
         f"**Stopping early scores well.** A summary's first sentence alone scores above the whole summary on "
         f"{percent(default_order['first_beats_whole'])} of SummEval's summaries "
-        f"({percent(accurate_order['first_beats_whole'])} with the accurate tier): a high score does not say "
+        f"({percent(other_order['first_beats_whole'])} with the {other_name} tier): a high score does not say "
         f"that an output is complete.",
         f"**Length.** On human-judged pairs whose lengths differ by at most 10% ({counts} pairs on {names}) the "
-        f"default agrees with people {matched}% of the time, against {all_pairs}% on all their pairs (accurate "
-        f"tier: {matched_accurate}%): part of its agreement is length. `compare` warns when systems' lengths differ.",
+        f"default agrees with people {matched}% of the time, against {all_pairs}% on all their pairs ({other_name} "
+        f"tier: {matched_other}%): part of its agreement is length. `compare` warns when systems' lengths differ.",
         f"**Own shuffles.** It ranks a SummEval summary above a shuffle of itself "
-        f"{percent(default_order['own_shuffle'])} of the time ({percent(accurate_order['own_shuffle'])} accurate), "
+        f"{percent(default_order['own_shuffle'])} of the time ({percent(other_order['own_shuffle'])} {other_name}), "
         f"and picks the right StoryCloze ending at chance ({100 * storycloze['accuracy']:.1f}%).",
         f"**Format and scale.** A chat assistant's opening and closing lines lower a score about as much as "
         f"reversing the sentences does, and the same content as a Markdown list scores higher (one measured example: "

@@ -28,15 +28,18 @@ from .cpu_speed_table import CPU_SPEED, speed_runs
 from .report_reader import (
     ACCURATE,
     BASELINES,
-    DEFAULT,
+    DEFAULT_TIER,
+    FAST,
     HUMAN_SET_NAMES,
     HUMAN_SETS,
+    TIER_NAMES,
     LandingError,
     Reports,
     human_sets,
     order_truncation,
     per_set,
     speed_report,
+    tier_label,
     with_interval,
 )
 from .speed_markdown import headline_row
@@ -156,7 +159,7 @@ def _default_speed_text(goals: targets.Targets, on_each: bool) -> str:
 
 
 def release_targets() -> TargetSet:
-    """The release targets of the default (the 0.3.0-0.8.0 defaults) and of the MiniLM opt-ins."""
+    """The release targets of the fast tier (the 0.3.0-0.8.0 defaults) and of the MiniLM opt-ins."""
     goals = targets.load()
     release = goals.release
     n = targets.times
@@ -187,12 +190,12 @@ def release_targets() -> TargetSet:
 
 
 def ship_rule_targets() -> TargetSet:
-    """The ship rule of the accurate tier: the bar it must clear to ship beside the default."""
+    """The ship rule of the accurate tier: the bar it must clear to ship beside the fast tier, read against it."""
     goals = targets.load()
     rule = goals.accurate
     n = targets.times
     ratio = goals.speed.accurate_min_ratio
-    within = (f"within {n(rule.permuted_max_points_below_default)} points of the default",
+    within = (f"within {n(rule.permuted_max_points_below_default)} points of the {TIER_NAMES[FAST]} tier",
               _within_of_compared(rule.permuted_max_points_below_default))
     return {
         "summary_rho": (Target(f"≥ {rule.summary_spearman_min:.2f}, lower end > {rule.summary_spearman_low_above:.2f}",
@@ -211,8 +214,8 @@ def ship_rule_targets() -> TargetSet:
 
 
 CARDS: Mapping[str, Card] = {
-    DEFAULT: Card(DEFAULT_0_7, "0.7.0 default", "release", release_targets),
-    ACCURATE: Card(DEFAULT, "the default", "ship rule", ship_rule_targets),
+    FAST: Card(DEFAULT_0_7, "0.7.0 default", "release", release_targets),
+    ACCURATE: Card(FAST, tier_label(FAST), "ship rule", ship_rule_targets),
     STUDENT: Card(DEFAULT_0_7, "0.7.0 default, its teacher", "release", release_targets),
     WITH_TRANSITIONS: Card(DEFAULT_0_4, "its base, the 0.4.0 default", "release", release_targets),
 }
@@ -281,7 +284,7 @@ def _system_length(reports: Reports, checkpoint: str) -> Optional[Measure]:
 
 
 def _system_length_label(reports: Reports) -> str:
-    leans = _length_leans(reports, DEFAULT)
+    leans = _length_leans(reports, DEFAULT_TIER)
     experts = "" if leans is None else f" (the experts': {leans['experts']:+.3f})"
     return f"… Kendall τ of its system means with the systems' mean length{experts}"
 
@@ -621,7 +624,7 @@ def card_table(reports: Reports, checkpoint: str) -> str:
 
 #: The checkpoints of MODELS.md's paper-suite table, in its column order: the cards', then the past defaults the
 #: opt-ins are read against.
-SUITE_COLUMNS = ((DEFAULT, "default"), (ACCURATE, "accurate"), (STUDENT, "five-layer student"),
+SUITE_COLUMNS = ((FAST, tier_label(FAST)), (ACCURATE, tier_label(ACCURATE)), (STUDENT, "five-layer student"),
                  (WITH_TRANSITIONS, "with the transition term"), (DEFAULT_0_7, "0.7.0 default"),
                  (DEFAULT_0_4, "0.4.0 default"))
 

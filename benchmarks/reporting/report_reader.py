@@ -10,9 +10,16 @@ import json
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional
 
-#: The checkpoints the landing page speaks for: the default and the accurate tier (their immutable names).
-DEFAULT = "cm-minilm-gpu-joint-2026.11"
+from coherence_metric.toolkit import read_alias_table
+
+#: The tiers the generated pages speak for, by immutable name: ``fast`` (MiniLM, in the wheel) and ``accurate``
+#: (all-mpnet-base-v2 with LoRA). A tier's reports stay under its own name whichever tier ``default`` names.
+FAST = "cm-minilm-gpu-joint-2026.11"
 ACCURATE = "cm-mpnet-lora-joint-2026.11"
+#: What the pages call each tier: the alias that always names it.
+TIER_NAMES: Mapping[str, str] = {FAST: "fast", ACCURATE: "accurate"}
+#: The tier ``default`` names in this release (``aliases.json``), so that the pages' labels follow the alias.
+DEFAULT_TIER = read_alias_table().aliases["default"]
 #: The report whose rows hold the trivial baselines scored here (they do not depend on the checkpoint; the 0.2.0
 #: default's run scored them).
 BASELINES = "cm-minilm-pointwise-2026.11"
@@ -22,6 +29,19 @@ HUMAN_SET_NAMES = {"HANNA": "HANNA", "DELTASCORE": "DeltaScore", "FFCI": "FFCI"}
 
 class LandingError(ValueError):
     """A report a generated page needs is missing or lacks a row; the message names the file and the row."""
+
+
+def tier_label(checkpoint: str, otherwise: Optional[str] = None) -> str:
+    """What a page calls a tier's row: its alias (``fast``, ``accurate``), with `` (default)`` for the one
+    ``default`` names, so a page says which tier is the default without a typed word to change when it moves.
+
+    ``otherwise`` names a checkpoint that is neither tier (a report's own label for it); without it such a
+    checkpoint is an error.
+    """
+    name = TIER_NAMES.get(checkpoint, otherwise)
+    if name is None:
+        raise LandingError(f"{checkpoint} is not a tier ({' or '.join(TIER_NAMES)})")
+    return f"{name} (default)" if checkpoint == DEFAULT_TIER else name
 
 
 class Reports:

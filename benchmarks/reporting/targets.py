@@ -106,6 +106,7 @@ class CoheSentiaTargets:
     top1_over_random_min: float
     fully_coherent_flagged_max: float
     duplicates_found_min: float
+    clean_texts_flagged_max: float
 
 
 @dataclass(frozen=True)

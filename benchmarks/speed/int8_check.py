@@ -14,7 +14,7 @@ slower, and ``dtype="auto"`` never picks it, so fp32 is the float path to beat.
 
 The report says every number; docs/benchmarks.md ("int8") has the runs behind the decision.
 
-Run: ``python -m coherence_metric.benchmarks.speed.int8_check [--texts 96] [--model default] [--output FILE]``.
+Run: ``python -m coherence_metric.benchmarks.speed.int8_check [--texts 96] [--model fast] [--output FILE]``.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ def decide(rates: Mapping[str, float], kept: Mapping[str, float], dependence: Ma
     return verdicts
 
 
-def run(model: str = "default", n_texts: int = 96) -> Dict[str, object]:
+def run(model: str = "fast", n_texts: int = 96) -> Dict[str, object]:
     """Texts/s of every path (best of two interleaved timings each), the int8 schemes' deviations from fp32, the
     pairs they keep, and how much a text's score depends on its batch."""
     scorer = CoherenceScorer(model, dtype="fp32")
@@ -126,7 +126,7 @@ def run(model: str = "default", n_texts: int = 96) -> Dict[str, object]:
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--model", default="default")
+    parser.add_argument("--model", default="fast", help="the committed checks are the fast tier's")
     parser.add_argument("--texts", type=int, default=96)
     parser.add_argument("--output", type=Path, help="also write the result here (JSON)")
     arguments = parser.parse_args(argv)

@@ -9,7 +9,7 @@ ratio; the target is ``targets.toml``'s ``speed.long_text_min_ratio``.
 Texts are runs of consecutive held-out news sentences (``speed.news_sentences``), cut at the first sentence that
 reaches the word count, so they stay real text (not decoded word pieces) and window at sentence boundaries.
 
-Run: ``python -m coherence_metric.benchmarks.speed.long_text_speed [--model default] [--short 240] [--long 60]``.
+Run: ``python -m coherence_metric.benchmarks.speed.long_text_speed [--model fast] [--short 240] [--long 60]``.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def document_pass_share(scorer: CoherenceScorer, texts: Sequence[str]) -> float:
     return stages.seconds.get(DOCUMENT_PASS, 0.0) / elapsed
 
 
-def run(model: str = "default", n_short: int = 240, n_long: int = 60, seed: int = 0) -> Dict[str, object]:
+def run(model: str = "fast", n_short: int = 240, n_long: int = 60, seed: int = 0) -> Dict[str, object]:
     """Words/s of short and long texts in fp32 and bf16, the ratios, the document pass's share of a long call,
     tokens read per word and how many long texts were windowed."""
     sentences = [sentence for sentence in news_sentences() if sentence.strip()]
@@ -100,7 +100,7 @@ def run(model: str = "default", n_short: int = 240, n_long: int = 60, seed: int 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--model", default="default")
+    parser.add_argument("--model", default="fast", help="the committed runs are the fast tier's")
     parser.add_argument("--short", type=int, default=240, help="texts of about 150 words")
     parser.add_argument("--long", type=int, default=60, help="texts of about 600 words")
     parser.add_argument("--output", type=Path, help="also write the result here (JSON)")

@@ -27,7 +27,7 @@ number is made up for it.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Union
 
 from ..errors import InputError
@@ -140,6 +140,10 @@ class ExplainResult:
             and ``trans:transition-cosine:NAME@FP`` with the transition model's name and fingerprint).
         calibration: the weights, spreads and thresholds the flags were read with (``sentence_breaks.CALIBRATIONS``).
         calibrated: whether they were set with this checkpoint; False: its flags rest on another checkpoint's units.
+
+    ``to_dict`` names the calibration's checkpoint (``flag_calibration``; None for an uncalibrated checkpoint) and how
+    its flags did on dev texts no threshold was set on (``flag_rates``: ``sentence_breaks.FlagRates``, with
+    ``clean_flagged``, the share of clean texts that get any flag).
     """
 
     texts: List[TextExplanation]
@@ -162,6 +166,7 @@ class ExplainResult:
             "n_flagged": sum(len(text.flags) for text in self.texts),
             "flag_thresholds": dict(self.calibration.thresholds),
             "flag_calibration": self.calibration.checkpoint if self.calibrated else None,
+            "flag_rates": asdict(self.calibration.rates) if self.calibrated and self.calibration.rates else None,
             "signature": str(self.signature),
         }
 

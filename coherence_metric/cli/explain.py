@@ -69,7 +69,7 @@ def _render(result: Any, labels: List[str], cap: int) -> None:
         click.echo(f"flags: uncalibrated for this checkpoint (thresholds set with {result.calibration.checkpoint}, "
                    "whose score units may differ): read them as a rough guide")
     elif result.calibration.rates is not None:
-        click.echo(result.calibration.rates.line(cap))
+        click.echo(result.calibration.rates.line(cap, result.calibration.checkpoint))
     click.echo(f"signature: {result.signature}")
 
 

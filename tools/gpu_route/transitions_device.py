@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Dict, List
 
-from coherence_metric.safe_json import read_json
+from coherence_metric.toolkit import read_json
 from coherence_metric.training.config import apply_overrides
 
 
@@ -27,7 +27,7 @@ def train_transitions(inputs: Path, manifest: Dict[str, Any], work: Path, deadli
     "records"}``."""
     import torch
 
-    from coherence_metric.models.checkpoint import save_checkpoint
+    from coherence_metric import save_checkpoint
     from coherence_metric.research.localisation_sets import LocalisationItem
     from coherence_metric.training.transition_model.data import IndexedDocuments
     from coherence_metric.training.transition_model.recipe import (

@@ -9,7 +9,7 @@ per option: every dev number of ``dev_report``, the paired difference of human_d
 99%, as for bf16), and tokens read per word on the long band (the cost). The ``half`` option is checked against the
 scorer's own scores on the length-band texts, so the tool measures the scorer's windows and not a copy of them::
 
-    python -m coherence_metric.training.pointwise.window_overlap default --overlaps half,1,2 \\
+    python -m coherence_metric.training.pointwise.window_overlap fast --overlaps half,1,2 \\
         --out training/ablation/reports/window_overlap/default.json
 """
 
@@ -121,7 +121,7 @@ def compare_overlaps(model: str, overlaps: Sequence[str]) -> Dict[str, Any]:
 
 def main(argv: Optional[List[str]] = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("model", nargs="?", default="default")
+    parser.add_argument("model", nargs="?", default="fast", help="the committed comparison is the fast tier's")
     parser.add_argument("--overlaps", default="half,1,2", help="'half' and/or sentence counts, comma-separated")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)

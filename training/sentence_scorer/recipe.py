@@ -106,7 +106,7 @@ class SentenceScorerRecipe:
     """A whole ``family: sentence_scorer`` recipe."""
 
     family: str = "sentence_scorer"
-    base_checkpoint: str = "default"
+    base_checkpoint: str = "fast"
     output_dir: str = "runs/sentence-scorer"
     data: SentenceScorerData = field(default_factory=SentenceScorerData)
     model: SentenceScorerModel = field(default_factory=SentenceScorerModel)

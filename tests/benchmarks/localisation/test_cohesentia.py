@@ -9,15 +9,9 @@ import pytest
 from coherence_metric import InputError
 from coherence_metric.analysis.sentence_breaks import CALIBRATIONS
 from coherence_metric.benchmarks.harness.settings import RunSettings
-from coherence_metric.benchmarks.localisation.cohesentia import (
-    calibrate,
-    flag_rates,
-    load_cohesentia,
-    marked_sentences,
-    top1_share,
-    within_text_auc,
-)
+from coherence_metric.benchmarks.localisation.cohesentia import flag_rates, load_cohesentia, marked_sentences
 from coherence_metric.benchmarks.localisation.duplicates import CONTENT, VERBATIM, build_duplicates, content_repeat
+from coherence_metric.benchmarks.localisation.story_ruler import CohesentiaStory, calibrate, top1_share, within_text_auc
 
 
 def test_a_sentence_is_marked_for_a_group_when_half_the_annotators_give_a_reason_of_it():
@@ -74,8 +68,6 @@ def test_thresholds_are_quantiles_of_the_coherent_sentences_evidence():
 
 
 def test_flag_rates_count_flags_on_fully_coherent_stories_and_recall_of_marked_ones(tmp_path):
-    from coherence_metric.benchmarks.localisation.cohesentia import CohesentiaStory
-
     coherent = CohesentiaStory(0, "", ["a", "b", "c", "d"], {"cohesion": [], "consistency": [], "relevance": [],
                                                               "any": []}, 5)
     broken = CohesentiaStory(1, "", ["a", "b", "c"], {"cohesion": [2], "consistency": [], "relevance": [],
@@ -137,8 +129,9 @@ def test_the_ruler_writes_its_report_from_a_small_file_in_the_datasets_format(be
 
 @pytest.mark.parametrize("fingerprint", sorted(CALIBRATIONS))
 def test_each_shipped_calibration_is_what_its_checkpoints_dev_report_recomputed(fingerprint):
-    """The weights, spreads, thresholds and scales in the code are the ones the committed report recomputed on the
-    choosing half (rounded to three decimals), so a calibration is never typed apart from the run that set it."""
+    """The weights, spreads, budgets, thresholds and scales in the code are the ones the committed report recomputed
+    on the choosing half (rounded to three decimals), so a calibration is never typed apart from the run that set
+    it."""
     from ..report_copies import REPORTS
 
     shipped = CALIBRATIONS[fingerprint]
@@ -152,3 +145,4 @@ def test_each_shipped_calibration_is_what_its_checkpoints_dev_report_recomputed(
     for name in ("thresholds", "scales"):
         for kind, value in getattr(shipped, name).items():
             assert value == pytest.approx(recomputed[name][kind], rel=5e-3, abs=6e-4), (name, kind)
+    assert shipped.budgets == recomputed["budgets"]  # the budgets the rule picked on the choosing half

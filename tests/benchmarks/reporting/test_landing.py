@@ -29,8 +29,8 @@ def test_the_landing_pages_hold_the_reports_numbers(page):
 def test_the_headline_row_of_the_default_is_its_measured_summeval_interval():
     readme = (REPO_DIR / "README.md").read_text(encoding="utf-8")
     row = next(line for line in readme.splitlines() if line.startswith("| **default**"))
-    report = json.loads((REPORTS / landing.DEFAULT / "summeval-correlation.json").read_text(encoding="utf-8"))
-    summary = next(r for r in report["rows"] if r["name"] == landing.DEFAULT)["correlations"]["summary"]["spearman"]
+    report = json.loads((REPORTS / landing.FAST / "summeval-correlation.json").read_text(encoding="utf-8"))
+    summary = next(r for r in report["rows"] if r["name"] == landing.FAST)["correlations"]["summary"]["spearman"]
     low, high = summary["interval"]
     assert f"**{summary['value']:.3f} [{low:.3f}, {high:.3f}]**" in row
 
@@ -39,7 +39,7 @@ def test_a_report_that_moves_fails_the_check_and_make_tables_moves_the_page(tmp_
     reports = copy_reports(tmp_path)
     page = tmp_path / "README.md"
     shutil.copy(REPO_DIR / "README.md", page)
-    set_system_tau(reports, landing.DEFAULT, 0.6125)
+    set_system_tau(reports, landing.FAST, 0.6125)
 
     assert landing.main(["--check", "--page", str(page), "--reports", str(reports)]) == 1
     assert "run `make tables`" in capsys.readouterr().err

@@ -22,7 +22,7 @@ from ..report_copies import REPORTS, copy_reports, set_system_tau
 
 MODELS = REPO_DIR / "MODELS.md"
 #: The checkpoints to use today, each with a card on MODELS.md.
-CARD_CHECKPOINTS = (landing.DEFAULT, landing.ACCURATE, model_cards.STUDENT, model_cards.WITH_TRANSITIONS,
+CARD_CHECKPOINTS = (landing.FAST, landing.ACCURATE, model_cards.STUDENT, model_cards.WITH_TRANSITIONS,
                     model_cards.TRANSITION_MODEL)
 #: A card is read on one screen: what it is, how it was chosen, its table, its limits.
 CARD_MAX_LINES = 50
@@ -67,9 +67,9 @@ def test_each_card_fits_one_screen():
 
 
 def test_the_default_card_reads_its_reports_and_the_0_7_default_beside_it():
-    table = model_cards.card_table(landing.Reports(REPORTS), landing.DEFAULT)
-    report = json.loads((REPORTS / landing.DEFAULT / "summeval-correlation.json").read_text(encoding="utf-8"))
-    spearman = next(r for r in report["rows"] if r["name"] == landing.DEFAULT)["correlations"]["summary"]["spearman"]
+    table = model_cards.card_table(landing.Reports(REPORTS), landing.FAST)
+    report = json.loads((REPORTS / landing.FAST / "summeval-correlation.json").read_text(encoding="utf-8"))
+    spearman = next(r for r in report["rows"] if r["name"] == landing.FAST)["correlations"]["summary"]["spearman"]
     older = json.loads((REPORTS / model_cards.DEFAULT_0_7 / "summeval-correlation.json").read_text(encoding="utf-8"))
     older_value = next(r for r in older["rows"] if r["name"] == model_cards.DEFAULT_0_7)
     row = _row(table, "SummEval summary-level Spearman")
@@ -78,7 +78,7 @@ def test_the_default_card_reads_its_reports_and_the_0_7_default_beside_it():
     assert row[3].endswith(": met" if spearman["value"] >= 0.40 and spearman["interval"][0] > 0.33 else ": missed")
     leans = report["per_system"]["length_kendall"]  # the per-system table's lean on length, beside the experts'
     row = _row(table, "… Kendall τ of its system means with the systems' mean length")
-    assert row[0].endswith(f"(the experts': {leans['experts']:+.3f})") and row[1] == f"{leans[landing.DEFAULT]:+.3f}"
+    assert row[0].endswith(f"(the experts': {leans['experts']:+.3f})") and row[1] == f"{leans[landing.FAST]:+.3f}"
 
 
 def test_a_target_follows_its_report_and_make_tables_rewrites_the_card(tmp_path, capsys):
@@ -98,8 +98,8 @@ def test_a_target_follows_its_report_and_make_tables_rewrites_the_card(tmp_path,
 
 def test_a_suite_never_run_reads_not_measured_with_its_targets(tmp_path):
     reports = copy_reports(tmp_path)
-    (reports / landing.DEFAULT / "all.json").unlink()
-    table = model_cards.card_table(landing.Reports(reports), landing.DEFAULT)
+    (reports / landing.FAST / "all.json").unlink()
+    table = model_cards.card_table(landing.Reports(reports), landing.FAST)
     cells = _row(table, "the paper's test sets and probes")
     assert cells[1] == "not measured"
     assert cells[3] == "≥ 90; ≥ 64.6; none below 50: not measured"
@@ -108,8 +108,8 @@ def test_a_suite_never_run_reads_not_measured_with_its_targets(tmp_path):
 
 def _suite_in_progress(reports, checkpoint: str, leave_out: tuple) -> dict:
     """Give ``checkpoint`` a paper suite in progress: the default's sets, relabelled, without those left out."""
-    report = json.loads((reports / landing.DEFAULT / "all.json").read_text(encoding="utf-8"))
-    report["test_sets"] = [{**entry, "results": {checkpoint: entry["results"][landing.DEFAULT]}}
+    report = json.loads((reports / landing.FAST / "all.json").read_text(encoding="utf-8"))
+    report["test_sets"] = [{**entry, "results": {checkpoint: entry["results"][landing.FAST]}}
                            for entry in report["test_sets"] if entry["name"] not in leave_out]
     report["partial"] = True
     (reports / checkpoint / "all.json").unlink(missing_ok=True)
@@ -128,9 +128,9 @@ def test_a_suite_in_progress_shows_its_finished_sets_and_not_measured_for_the_re
     table = model_cards.card_table(landing.Reports(reports), landing.ACCURATE)
     cells = _row(table, "permuted WSJ sample")
     assert cells[1].startswith(f"{100 * wsj['results'][landing.ACCURATE]['accuracy']:.1f} [")
-    assert cells[3] == "within 2 points of the default: met" and cells[4] == "`in-progress/all.json`"
+    assert cells[3] == "within 2 points of the fast tier: met" and cells[4] == "`in-progress/all.json`"
     news = _row(table, "permuted news")
-    assert news[1] == "not measured" and news[3] == "within 2 points of the default: not measured"
+    assert news[1] == "not measured" and news[3] == "within 2 points of the fast tier: not measured"
     assert _row(table, "the lowest linguistic probe")[1] != "not measured"
     suite = model_cards.paper_suite_table(landing.Reports(reports))
     assert "| accurate (in progress) |" in suite and "14 of 15 sets so far" in " ".join(suite.split())
@@ -167,7 +167,7 @@ def test_the_transition_model_card_reads_the_localisation_run():
                                                          for kind in ("intrusion", "moved", "swap")]
 
 
-@pytest.mark.parametrize("checkpoint", [landing.DEFAULT, model_cards.STUDENT])
+@pytest.mark.parametrize("checkpoint", [landing.FAST, model_cards.STUDENT])
 def test_the_paper_suite_table_holds_each_checkpoints_all_json(checkpoint):
     report = json.loads((REPORTS / checkpoint / "all.json").read_text(encoding="utf-8"))
     news = next(entry for entry in report["test_sets"] if entry["name"] == "NEWS-PERMUTED")

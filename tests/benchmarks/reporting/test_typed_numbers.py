@@ -18,6 +18,7 @@ from typing import List
 import pytest
 
 from coherence_metric.benchmarks.reporting import (
+    benchmark_tables,
     cpu_speed_table,
     explain_tables,
     landing,
@@ -26,7 +27,7 @@ from coherence_metric.benchmarks.reporting import (
     targets,
     training_tables,
 )
-from coherence_metric.benchmarks.reporting.report_reader import ACCURATE, DEFAULT
+from coherence_metric.benchmarks.reporting.report_reader import ACCURATE, FAST
 
 from ...conftest import REPO_DIR
 from ..report_copies import REPORTS
@@ -129,7 +130,7 @@ def test_the_card_the_speed_page_and_the_history_judge_a_speed_run_by_the_same_t
             assert (measure.value >= wanted) == cell.endswith(": met")
         checked += 1
     assert checked >= 5
-    card = model_cards.card_table(reports, DEFAULT)
+    card = model_cards.card_table(reports, FAST)
     assert f"≥ {targets.times(goals.cpu_min_ratio(AVX512_BF16))}x the reference (native bf16): " in card
     assert f"≥ {targets.times(goals.cpu_min_ratio(AVX2))}x the reference (no native bf16) on each: " in card
 
@@ -168,6 +169,7 @@ def prose_problems(goals: targets.Targets) -> List[str]:
         "docs/explain.md": [
             f"ranked at an AUC of at least {n(cohesentia.auc_min)} by the evidence of its own kind",
             f"top-1 at least {n(cohesentia.top1_over_random_min)}x chance",
+            f"is that at most {n(100 * cohesentia.clean_texts_flagged_max)}% of clean texts get any flag",
             f"top-1 at least {n(goals.localisation.top1_over_random_min)}x random and above the adjacent cosine",
             f"where {n(goals.localisation.top1_over_random_min)}x that chance is out of reach",
         ],
@@ -215,7 +217,7 @@ def test_the_history_types_no_measured_number_and_keeps_every_past_defaults_anch
 def test_the_history_lists_every_past_default_newest_first_with_its_versions():
     past = model_history.past_defaults()
     names = [name for name, _ in past]
-    assert DEFAULT not in names and names[0] == model_cards.DEFAULT_0_7 and names[-1] == "cm-minilm-2026.11"
+    assert FAST not in names and names[0] == model_cards.DEFAULT_0_7 and names[-1] == "cm-minilm-2026.11"
     assert dict(past)[model_cards.DEFAULT_0_4] == ["0.4.0", "0.5.0", "0.6.0"]
     assert model_history.version_range(dict(past)[model_cards.DEFAULT_0_4]) == "0.4.0-0.6.0"
     table = model_history.history_table(landing.Reports(REPORTS))
@@ -238,6 +240,9 @@ def _checkout_copy(tmp_path: Path) -> Path:
     shutil.copy(dev.joinpath(*explain_tables.INTRUSION_DEV), target)
     copied = explain_tables.dev_reports_folder(landing.Reports(reports))
     shutil.copytree(dev / training_tables.DISTIL_STORED, copied / training_tables.DISTIL_STORED)
+    for report in [*training_tables.dev_reports_read(), "/".join(benchmark_tables.WINDOW_OVERLAP)]:
+        (copied / report).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(dev / report, copied / report)
     return reports
 
 
@@ -298,3 +303,31 @@ def test_one_number_changed_in_a_report_fails_its_page(tmp_path, report, edit, p
         data["seconds"] += 60
     path.write_text(json.dumps(data), encoding="utf-8")
     assert _stale(reports) == pages
+
+
+@pytest.mark.parametrize("report, key, page", [
+    (training_tables.LONG_WINDOWS, "human_mean", "docs/training.md"),
+    (training_tables.GPU_JOINT, "human_mean", "docs/training.md"),
+    ("/".join(benchmark_tables.WINDOW_OVERLAP), "long_tokens_per_word", "docs/benchmarks.md"),
+])
+def test_one_number_changed_in_a_training_dev_report_fails_its_page(tmp_path, report, key, page):
+    reports = _checkout_copy(tmp_path)
+    path = explain_tables.dev_reports_folder(landing.Reports(reports)) / report
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["options"][-1][key] += 0.01
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert _stale(reports) == [page]
+
+
+#: What the prose of these pages may still type: targets, rules and recipe settings, never a measured number.
+SETTINGS_IN_PROSE = {
+    "docs/training.md": {"0.1", "0.2", "0.5", "2.0", "5.0", "55%", "60%", "75%", "60x"},
+    "docs/llm-outputs.md": set(),
+}
+
+
+@pytest.mark.parametrize("page", sorted(SETTINGS_IN_PROSE))
+def test_the_prose_of_the_training_and_llm_pages_types_no_measured_number(page):
+    typed = [line for line in model_cards.typed_numbers((REPO_DIR / page).read_text(encoding="utf-8"))
+             if line.split("'")[1] not in SETTINGS_IN_PROSE[page]]
+    assert not typed, f"numbers typed into {page}'s prose (generate them from their report):\n" + "\n".join(typed)

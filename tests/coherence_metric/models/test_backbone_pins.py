@@ -1,4 +1,4 @@
-"""The default's backbone (all-MiniLM-L6-v2) is trusted for every file a score reads, not for its weights alone.
+"""The fast tier's backbone (all-MiniLM-L6-v2) is trusted for every file a score reads, not for its weights alone.
 
 A Hugging Face cache copy with the real ``model.safetensors`` but an edited ``config.json`` (``hidden_act: relu``,
 ``layer_norm_eps: 1.0``) used to replace the packaged backbone under the same signature and change the default's
@@ -105,21 +105,21 @@ def test_a_cache_copy_that_differs_is_passed_over_for_the_package(hub_cache, dam
     assert resolve_backbone_folder(_spec()) == packaged_backbone_folder(REPO_ID)
 
 
-def test_an_edited_cache_config_leaves_the_default_scores_unchanged(hub_cache, monkeypatch, tmp_path):
-    """The report's case end to end: the default's scores over an edited cache copy are the packaged copy's."""
+def test_an_edited_cache_config_leaves_the_fast_tiers_scores_unchanged(hub_cache, monkeypatch, tmp_path):
+    """The report's case end to end: the fast tier's scores over an edited cache copy are the packaged copy's."""
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "empty"))
     monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(tmp_path / "empty"))
-    expected = CoherenceScorer().score(TEXTS).scores
+    expected = CoherenceScorer("fast").score(TEXTS).scores
     monkeypatch.setenv("HF_HUB_CACHE", str(hub_cache))
     monkeypatch.setattr("huggingface_hub.constants.HF_HUB_CACHE", str(hub_cache))
     _edit_config(_cached_copy(hub_cache))
-    assert CoherenceScorer().score(TEXTS).scores == expected
+    assert CoherenceScorer("fast").score(TEXTS).scores == expected
 
 
 def test_download_names_the_verified_copy_never_the_edited_one(hub_cache, runner):
     snapshot = _cached_copy(hub_cache)
     _edit_config(snapshot)
-    result = invoke(runner, ["download", "default"])
+    result = invoke(runner, ["download", "fast"])
     assert result.exit_code == 0, result.output
     backbone = [line for line in result.stdout.splitlines() if line.startswith("backbone:")]
     assert len(backbone) == 1 and str(snapshot) not in backbone[0]

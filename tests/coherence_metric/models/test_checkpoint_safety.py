@@ -136,7 +136,7 @@ def test_a_folder_in_the_working_directory_does_not_replace_the_defaults_backbon
                                                                                     monkeypatch):
     _backbone_with_other_config(tmp_path / BACKBONE_ID)
     monkeypatch.chdir(tmp_path)
-    assert CoherenceScorer("default", dtype="fp32").score(EXAMPLES).scores == pytest.approx(default_scores, abs=1e-6)
+    assert CoherenceScorer("fast", dtype="fp32").score(EXAMPLES).scores == pytest.approx(default_scores, abs=1e-6)
 
 
 # --------------------------------------------------------------------------------- weights: dtype and format

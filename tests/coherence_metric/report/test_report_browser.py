@@ -100,7 +100,7 @@ def test_only_flagged_sentences_are_tinted_with_their_kind_and_a_clean_text_is_p
     coherent = (EXAMPLES_DIR / "coherent.txt").read_text(encoding="utf-8").strip()
     sentences = [part if part.endswith(".") else part + "." for part in coherent.split(". ")]
     repeated = " ".join(sentences[:4] + [sentences[1]] + sentences[4:])
-    scorer = CoherenceScorer("default", dtype="fp32")
+    scorer = CoherenceScorer("fast", dtype="fp32")
     river = "The river rose in the night. By morning the fields were under water. Farmers moved their cattle uphill."
     report = build_report(scorer, {"clean": [coherent, river], "repeated": [repeated, river]}, bootstrap_resamples=100,
                           randomization_trials=100, command="coherence-metric report clean repeated")

@@ -1,6 +1,6 @@
 """bf16 (what ``dtype="auto"`` picks on CPUs with native bf16) stays within the documented tolerance of fp32 on real
-texts: the shipped default on slices of the paper suite's pairs (when the shared data is there) and the packaged
-examples (always).
+texts: the fast tier (the 0.8.0 default) on slices of the paper suite's pairs (when the shared data is there) and
+the packaged examples (always).
 
 The bounds come from ``python -m coherence_metric.benchmarks.speed.dtype_tolerance --limit 200
 cm-minilm-gpu-joint-2026.11`` (docs/reading-scores.md, "bf16 and fp32";
@@ -23,7 +23,7 @@ from coherence_metric.research.data_dir import find_shared_data_dir
 
 from ...conftest import EXAMPLES_DIR
 
-#: |bf16 score - fp32 score| allowed per text for the default (README "How to read the scores").
+#: |bf16 score - fp32 score| allowed per text for the fast tier (README "How to read the scores").
 TOLERANCE = 0.12
 #: Mean |bf16 score - fp32 score| allowed over the texts.
 MEAN_TOLERANCE = 0.009
@@ -65,10 +65,10 @@ def _winner(a: float, b: float) -> int:
 
 @pytest.fixture(scope="module")
 def both_dtypes():
-    """The default's scores of every pair's two texts, in fp32 and in bf16, from one loaded model."""
+    """The fast tier's scores of every pair's two texts, in fp32 and in bf16, from one loaded model."""
     pairs = _example_pairs() + _paper_pairs()
     texts = [a for a, _ in pairs] + [b for _, b in pairs]
-    fp32 = CoherenceScorer("default", dtype="fp32")
+    fp32 = CoherenceScorer("fast", dtype="fp32")
     bf16 = copy.copy(fp32)  # the same weights, the other dtype
     bf16.dtype = "bf16"
     return pairs, fp32.score(texts), bf16.score(texts)
