@@ -159,16 +159,15 @@ DEFAULT_CALIBRATION = Calibration("cm-minilm-gpu-joint-2026.11", 1.0, DROP_WEIGH
                                   FlagRates(219, 96, 0.041, 0.041, 0.052, 165, 0.067), BUDGETS)
 #: The accurate tier's: its score drop alone ranks the choosing half's marked sentences best (adding the transition,
 #: at any weight tried, ranks them lower; docs/explain.md), so ``cohesion`` is its standardised score drop. Its
-#: thresholds are still the earlier rule's (fixed budgets over the fully coherent stories alone, as its report
-#: recomputed them): its CoheSentia signals were not cached, and computing them with mpnet on the 2-core CPU takes
-#: longer than that run had, so its clean-text rate is not yet measured (``rates.clean_flagged`` is None).
+#: budgets, thresholds and scales are set by the same rule as the default's, on its own evidence of the same clean
+#: texts (``clean_texts.RULE``).
 ACCURATE_CALIBRATION = Calibration(
     "cm-mpnet-lora-joint-2026.11", 0.0, 1.0,
     {TRANSITION: SPREADS[TRANSITION], SCORE_DROP: (-0.020, 0.369)},  # the transition is the same for every checkpoint
-    {COHESION: 0.655, DUPLICATION: 0.843, RELEVANCE: 0.762},
-    {COHESION: 0.438, DUPLICATION: 0.141, RELEVANCE: 0.133},
-    FlagRates(219, 96, 0.202, 0.315, 0.177),
-    {COHESION: 0.04, DUPLICATION: 0.005, RELEVANCE: 0.02})
+    {COHESION: 2.351, DUPLICATION: 0.877, RELEVANCE: 0.908},
+    {COHESION: 0.697, DUPLICATION: 0.149, RELEVANCE: 0.142},
+    FlagRates(219, 96, 0.094, 0.097, 0.042, 165, 0.048),
+    {COHESION: 0.01, DUPLICATION: 0.001, RELEVANCE: 0.001})
 #: Calibrations by checkpoint fingerprint (the hash of its files, so a changed checkpoint is never read as calibrated).
 CALIBRATIONS: Dict[str, Calibration] = {"5c7a070b1482": DEFAULT_CALIBRATION, "df710c2c781b": ACCURATE_CALIBRATION}
 
