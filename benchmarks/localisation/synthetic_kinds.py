@@ -56,6 +56,8 @@ from coherence_metric.toolkit import (
     flag_sentences,
 )
 
+from .story_ruler import bootstrap_interval
+
 #: Set name -> (the corruption that makes it, the kind a reader agrees with).
 KIND_SETS: Dict[str, tuple] = {
     "random_intrusion": (intrusion, RELEVANCE),
@@ -70,7 +72,6 @@ EXPECTED = {LOCALISATION_INTRUSION: RELEVANCE, **{name: kind for name, (_, kind)
 DRIFT = "drift"
 #: Fewest sentences a drift keeps away from the topic (one foreign sentence at the end is an intrusion, not drift).
 MIN_DRIFTED = 2
-RESAMPLES = 1000
 
 
 @dataclass(frozen=True)
@@ -155,17 +156,11 @@ def from_localisation(items: Sequence[LocalisationItem]) -> List[BrokenText]:
     return [BrokenText(item.id, item.kind, list(item.sentences), min(item.breaks) + 1) for item in items]
 
 
-def _interval(values: np.ndarray, seed: int) -> Optional[List[float]]:
-    if not len(values):
-        return None
-    draws = np.random.default_rng(seed).integers(0, len(values), size=(RESAMPLES, len(values)))
-    low, high = np.percentile(values[draws].mean(axis=1), [2.5, 97.5])
-    return [float(low), float(high)]
-
-
 def _share(values: Sequence[float], seed: int) -> Dict[str, Any]:
     array = np.array(values, dtype=np.float64)
-    return {"share": float(array.mean()) if len(array) else None, "interval": _interval(array, seed)}
+    if not len(array):
+        return {"share": None, "interval": None}
+    return {"share": float(array.mean()), "interval": bootstrap_interval(array, seed)}
 
 
 #: ``(evidence rows of one text) -> its flags``: the flag rule measured (``flag_sentences`` with some thresholds).
