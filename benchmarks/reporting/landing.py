@@ -150,11 +150,11 @@ def known_limits(reports: Reports, docs: str = "docs/") -> str:
         f"tier: {matched_other}%): part of its agreement is length. `compare` warns when systems' lengths differ.",
         f"**Own shuffles.** It ranks a SummEval summary above a shuffle of itself "
         f"{percent(default_order['own_shuffle'])} of the time ({percent(other_order['own_shuffle'])} {other_name}), "
-        f"and picks the right StoryCloze ending at chance ({100 * storycloze['accuracy']:.1f}%).",
-        f"**Format and scale.** A chat assistant's opening and closing lines lower a score about as much as "
-        f"reversing the sentences does, and the same content as a Markdown list scores higher (one measured example: "
-        f"[on LLM outputs]({docs}llm-outputs.md)): compare outputs of one format. Scores compare texts scored with the "
-        "same signature and have no absolute meaning.",
+        f"and picks the right StoryCloze ending {100 * storycloze['accuracy']:.1f}% of the time (chance: 50%).",
+        f"**Format and scale.** A chat assistant's opening and closing lines, or the same content as a Markdown "
+        f"list, move a score by a good part of what reversing the sentences costs, and not the same way in both "
+        f"tiers (one measured example: [on LLM outputs]({docs}llm-outputs.md)): compare outputs of one format. "
+        "Scores compare texts scored with the same signature and have no absolute meaning.",
     ]
     return "".join(textwrap.fill(item, width=118, initial_indent="- ", subsequent_indent="  ",
                                  break_long_words=False, break_on_hyphens=False) + "\n" for item in items)

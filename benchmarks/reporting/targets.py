@@ -91,6 +91,19 @@ class AccurateTargets:
 
 
 @dataclass(frozen=True)
+class DefaultTargets:
+    """The rule a default is held to from 0.9.0 on (the accurate tier, since it became the default)."""
+
+    summary_spearman_min: float
+    system_kendall_min: float
+    human_dev_mean_min_percent: float
+    own_shuffle_min_percent: float
+    first_sentence_above_whole_max_percent: float
+    permuted_max_points_below_fast: float
+    probe_min_percent: float
+
+
+@dataclass(frozen=True)
 class LocalisationTargets:
     """explain's transitions on the synthetic localisation split."""
 
@@ -117,6 +130,7 @@ class Targets:
     int8: Int8Targets
     release: ReleaseTargets
     accurate: AccurateTargets
+    default: DefaultTargets
     localisation: LocalisationTargets
     cohesentia: CoheSentiaTargets
 
@@ -174,6 +188,7 @@ def read(path: Path) -> Targets:
         int8=_section(path, data, "int8", Int8Targets),
         release=_section(path, data, "release", ReleaseTargets),
         accurate=_section(path, data, "accurate", AccurateTargets),
+        default=_section(path, data, "default", DefaultTargets),
         localisation=_section(path, data, "localisation", LocalisationTargets),
         cohesentia=_section(path, data, "cohesentia", CoheSentiaTargets),
     )

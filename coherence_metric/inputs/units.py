@@ -24,7 +24,7 @@ chat answers are read as units of their structure:
 **Markup is kept as written.** A unit's text is the text's own characters (whitespace runs as one space, outside
 code): a list item keeps its marker and ``**bold**`` stays, so the units joined are the text the user gave, and a
 checkpoint that reads sentences reads what the user wrote. Stripping would not make Markdown read like prose: with
-the default checkpoint (fp32) the Markdown example of docs/llm-outputs.md scores +0.89 as written and +0.03 with the
+the 0.8.0 default (`fast`, fp32) the Markdown example of docs/llm-outputs.md scores +0.89 as written and +0.03 with the
 markers and bold stripped from its units (its plain prose: +0.72); cm-minilm-joint-boundary-2026.11 +0.85 and +1.41.
 Stripping moves the score by more than the formatting does, and in opposite directions for two checkpoints.
 

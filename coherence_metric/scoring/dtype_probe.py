@@ -1,11 +1,11 @@
 """Whether bf16 is the faster path on this CPU: decided by a short measurement, once per machine and torch version.
 
-Why a measurement and not the CPU's flags: on a 2-core Intel CPU reporting AVX512-BF16 without AMX, the default
-scored 22.2 texts/s in bf16 and 31.5 in fp32 (speed suite, 256 tokens): the flag said "native bf16" and
-bf16 was 30% slower *and* inexact; on a 2-core AMD EPYC with the same flag bf16 was 1.7x faster (40.6 against 23.7,
-benchmarks/reports/cm-minilm-gpu-joint-2026.11/speed.json). AMX's bf16 tiles were faster on every run measured
-(the accurate tier on an AMX Xeon: 6.65 against 3.66), so a CPU with AMX takes bf16 without a probe, and a CPU
-without any bf16 flag takes fp32 (bf16 is emulated there). Only a CPU with AVX512-BF16 and no AMX is probed.
+Why a measurement and not the CPU's flags: on a 2-core Intel CPU reporting AVX512-BF16 without AMX, the fast tier
+(MiniLM, the default then) scored 22.2 texts/s in bf16 and 31.5 in fp32 (speed suite, 256 tokens): the flag said
+"native bf16" and bf16 was 30% slower *and* inexact; on a 2-core AMD EPYC with the same flag bf16 was 1.7x faster
+(40.6 against 23.7, benchmarks/reports/cm-minilm-gpu-joint-2026.11/speed.json). AMX's bf16 tiles were faster on every
+run measured (the accurate tier on an AMX Xeon: 6.65 against 3.66), so a CPU with AMX takes bf16 without a probe, and
+a CPU without any bf16 flag takes fp32 (bf16 is emulated there). Only a CPU with AVX512-BF16 and no AMX is probed.
 
 The probe: a two-layer BERT shaped like MiniLM (hidden 384, 12 heads, feed-forward 1536, random weights) on 8
 sequences of 128 tokens, the same input in fp32 and under bf16 autocast, interleaved, best of 3 after one warm-up

@@ -3,7 +3,7 @@
 A call through a Hugging Face tokenizer (``tokenizer(texts)``) resets the backend's truncation and padding, encodes
 with offsets, and converts three lists per text (ids, type ids, attention mask) into a ``BatchEncoding``; the scorer
 reads only the ids. ``encode_batch_fast`` on the backend skips the offsets and the conversions: measured 1.3-1.5x
-faster on 4,096 news texts of 256 tokens with the default's WordPiece tokenizer, the same ids. Tokenising is most
+faster on 4,096 news texts of 256 tokens with the fast tier's WordPiece tokenizer, the same ids. Tokenising is most
 of a scoring call's host time (see ``python -m coherence_metric.benchmarks.speed.gpu_speed --host-only``), which is what
 a GPU waits on.
 """

@@ -1,5 +1,6 @@
 """The install path a user without a clone takes works as printed: the wheels `make dist` builds install
-into a clean virtual environment and score the README's demo to its printed digits.
+into a clean virtual environment and score the README's demo to its printed digits (with the default's backbone, fetched
+once into the backbone store under ``$HOME``, which the clean environment shares: the test skips without it).
 
 The clean environment gets its dependencies (torch, transformers, ...) from this checkout's ``.venv`` through a
 folder of links that leaves out coherence-metric's own editable install, so what is imported and scored is the
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import REPO_DIR
+from ..conftest import REPO_DIR, require_store_backbone
 from .test_wheel import _build_wheel, _run
 
 pytestmark = pytest.mark.slow
@@ -50,6 +51,7 @@ def _clean_venv(root: Path) -> Path:
 
 
 def test_the_built_wheels_install_in_a_clean_venv_and_score_the_readme_demo(tmp_path_factory, tmp_path):
+    require_store_backbone("sentence-transformers/all-mpnet-base-v2")  # the default's, as `make demo` fetches it
     wheel = _build_wheel(tmp_path_factory, REPO_DIR, "coherence_metric-*.whl")
     archive = _build_wheel(tmp_path_factory, REPO_DIR / "archive", "coherence_metric_archive-*.whl")
     python = _clean_venv(tmp_path / "venv")

@@ -27,10 +27,13 @@ def test_the_landing_pages_hold_the_reports_numbers(page):
 
 
 def test_the_headline_row_of_the_default_is_its_measured_summeval_interval():
+    """The `default` row is the tier aliases.json names (the accurate tier since 0.9.0), read from its own report."""
     readme = (REPO_DIR / "README.md").read_text(encoding="utf-8")
     row = next(line for line in readme.splitlines() if line.startswith("| **default**"))
-    report = json.loads((REPORTS / landing.FAST / "summeval-correlation.json").read_text(encoding="utf-8"))
-    summary = next(r for r in report["rows"] if r["name"] == landing.FAST)["correlations"]["summary"]["spearman"]
+    assert f"`{landing.DEFAULT_TIER}`" in row
+    report = json.loads((REPORTS / landing.DEFAULT_TIER / "summeval-correlation.json").read_text(encoding="utf-8"))
+    correlations = next(r for r in report["rows"] if r["name"] == landing.DEFAULT_TIER)["correlations"]
+    summary = correlations["summary"]["spearman"]
     low, high = summary["interval"]
     assert f"**{summary['value']:.3f} [{low:.3f}, {high:.3f}]**" in row
 
@@ -39,7 +42,11 @@ def test_a_report_that_moves_fails_the_check_and_make_tables_moves_the_page(tmp_
     reports = copy_reports(tmp_path)
     page = tmp_path / "README.md"
     shutil.copy(REPO_DIR / "README.md", page)
-    set_system_tau(reports, landing.FAST, 0.6125)
+    set_system_tau(reports, landing.DEFAULT_TIER, 0.6125)
+    report = json.loads((reports / landing.DEFAULT_TIER / "summeval-correlation.json").read_text(encoding="utf-8"))
+    row = next(r for r in report["rows"] if r["name"] == landing.DEFAULT_TIER)
+    low, high = row["correlations"]["system"]["kendall"]["interval"]
+    other = next(name for checkpoint, name in landing.TIER_NAMES.items() if checkpoint != landing.DEFAULT_TIER)
 
     assert landing.main(["--check", "--page", str(page), "--reports", str(reports)]) == 1
     assert "run `make tables`" in capsys.readouterr().err
@@ -47,8 +54,8 @@ def test_a_report_that_moves_fails_the_check_and_make_tables_moves_the_page(tmp_
 
     assert landing.main(["--page", str(page), "--reports", str(reports)]) == 0
     rewritten = page.read_text(encoding="utf-8")
-    assert "Kendall τ 0.613 (accurate" in rewritten
-    assert "**0.613 [0.117, 0.367]**" in rewritten
+    assert f"Kendall τ 0.613 ({other} tier" in rewritten
+    assert f"**0.613 [{low:.3f}, {high:.3f}]**" in rewritten
     assert landing.main(["--check", "--page", str(page), "--reports", str(reports)]) == 0
 
 

@@ -14,8 +14,8 @@ import shutil
 
 import pytest
 
-from coherence_metric.benchmarks.reporting import landing, model_cards
-from coherence_metric.benchmarks.reporting.report_reader import LandingError
+from coherence_metric.benchmarks.reporting import landing, model_cards, targets
+from coherence_metric.benchmarks.reporting.report_reader import LandingError, tier_label
 
 from ...conftest import REPO_DIR
 from ..report_copies import REPORTS, copy_reports, set_system_tau
@@ -96,6 +96,21 @@ def test_a_target_follows_its_report_and_make_tables_rewrites_the_card(tmp_path,
     assert cells[1].startswith("0.650 [") and cells[3] == "≥ 0.60: met"
 
 
+def test_the_default_is_held_to_the_rule_for_a_default_beside_the_ship_rule_it_shipped_under(tmp_path):
+    rule = targets.load().default
+    reports = copy_reports(tmp_path)
+    table = model_cards.card_table(landing.Reports(reports), landing.ACCURATE)
+    header = [cell.strip() for cell in table.splitlines()[0].strip("|").split("|")]
+    assert header[3:] == ["target (ship rule)", "target (default rule, 0.9.0)", "report"]
+    assert _row(table, "the lowest linguistic probe")[4] == f"none below {targets.times(rule.probe_min_percent)}: met"
+    for tau, verdict in ((rule.system_kendall_min - 0.01, "missed"), (rule.system_kendall_min, "met")):
+        set_system_tau(reports, landing.ACCURATE, tau)
+        cells = _row(model_cards.card_table(landing.Reports(reports), landing.ACCURATE),
+                     "SummEval system-level Kendall")
+        assert cells[3].endswith(": missed")  # the ship rule asks for more
+        assert cells[4] == f"≥ {rule.system_kendall_min:.2f}: {verdict}"
+
+
 def test_a_suite_never_run_reads_not_measured_with_its_targets(tmp_path):
     reports = copy_reports(tmp_path)
     (reports / landing.FAST / "all.json").unlink()
@@ -128,14 +143,15 @@ def test_a_suite_in_progress_shows_its_finished_sets_and_not_measured_for_the_re
     table = model_cards.card_table(landing.Reports(reports), landing.ACCURATE)
     cells = _row(table, "permuted WSJ sample")
     assert cells[1].startswith(f"{100 * wsj['results'][landing.ACCURATE]['accuracy']:.1f} [")
-    assert cells[3] == "within 2 points of the fast tier: met" and cells[4] == "`in-progress/all.json`"
+    assert cells[3] == "within 2 points of the fast tier: met" and cells[-1] == "`in-progress/all.json`"
     news = _row(table, "permuted news")
     assert news[1] == "not measured" and news[3] == "within 2 points of the fast tier: not measured"
     assert _row(table, "the lowest linguistic probe")[1] != "not measured"
     suite = model_cards.paper_suite_table(landing.Reports(reports))
-    assert "| accurate (in progress) |" in suite and "14 of 15 sets so far" in " ".join(suite.split())
+    column = f"{tier_label(landing.ACCURATE)} (in progress)"  # "accurate (default)" since 0.9.0
+    assert f"| {column} |" in suite and "14 of 15 sets so far" in " ".join(suite.split())
     header = [cell.strip() for cell in suite.splitlines()[0].strip("|").split("|")]
-    assert _row(suite, "NEWS-PERMUTED")[header.index("accurate (in progress)")] == ""
+    assert _row(suite, "NEWS-PERMUTED")[header.index(column)] == ""
 
     _suite_in_progress(reports, landing.ACCURATE, leave_out=("PROBE-to_negation",))
     table = model_cards.card_table(landing.Reports(reports), landing.ACCURATE)
@@ -201,7 +217,7 @@ def test_a_card_lists_each_other_cpu_and_its_target_reads_the_slowest(tmp_path):
     assert len(runs) == len(measured) + 1 and runs[-1].endswith(", 12.50x (Some CPU (amx_bf16))")
     assert cells[3] == "≥ 8x the reference on each: missed"  # the AVX2 run's 4.1x
     listed = [*measured, reports / "cpu-speed" / "zz-fast-cpu" / measured[0].name]
-    assert cells[4] == "`" + ", ".join(f"../cpu-speed/{path.parent.name}/{path.name}" for path in listed) + "`"
+    assert cells[-1] == "`" + ", ".join(f"../cpu-speed/{path.parent.name}/{path.name}" for path in listed) + "`"
     for path in measured:
         shutil.rmtree(path.parent)
     cells = _row(model_cards.card_table(landing.Reports(reports), landing.ACCURATE), "… on the other CPUs measured")

@@ -153,7 +153,7 @@ def prose_problems(goals: targets.Targets) -> List[str]:
     speed, int8, release, cohesentia = goals.speed, goals.int8, goals.release, goals.cohesentia
     stated = {
         "docs/benchmarks.md": [
-            f"the default's {n(speed.cpu_native_bf16_min_ratio)}× the reference on a CPU with native bf16",
+            f"the fast tier's {n(speed.cpu_native_bf16_min_ratio)}× the reference on a CPU with native bf16",
             f"and {n(speed.cpu_other_min_ratio)}× on one without, the accurate tier's {n(speed.accurate_min_ratio)}× "
             "on every CPU",
             f"so the {n(speed.cpu_other_min_ratio)}× target is out of an exact path's reach",
@@ -217,7 +217,9 @@ def test_the_history_types_no_measured_number_and_keeps_every_past_defaults_anch
 def test_the_history_lists_every_past_default_newest_first_with_its_versions():
     past = model_history.past_defaults()
     names = [name for name, _ in past]
-    assert FAST not in names and names[0] == model_cards.DEFAULT_0_7 and names[-1] == "cm-minilm-2026.11"
+    # 0.8.0's default is `fast` since 0.9.0 moved `default` to the accurate tier: the newest past default
+    assert ACCURATE not in names and names[:2] == [FAST, model_cards.DEFAULT_0_7] and names[-1] == "cm-minilm-2026.11"
+    assert dict(past)[FAST] == ["0.8.0"]
     assert dict(past)[model_cards.DEFAULT_0_4] == ["0.4.0", "0.5.0", "0.6.0"]
     assert model_history.version_range(dict(past)[model_cards.DEFAULT_0_4]) == "0.4.0-0.6.0"
     table = model_history.history_table(landing.Reports(REPORTS))

@@ -162,7 +162,7 @@ def test_models_lists_immutable_names_with_fingerprints_and_the_default_alias(ru
     described = packaged_descriptions()  # each name's line of coherence_metric/checkpoints/descriptions.json
     assert [lines[index + 1] for index in (1, 3, 5, 7, 9, 11)] == [
         "      " + described[lines[index].split()[0]] for index in (1, 3, 5, 7, 9, 11)]
-    assert lines[2].startswith("      the default since 0.8.0") and lines[12].startswith("      the accurate tier")
+    assert lines[2].startswith("      `fast` since 0.9.0") and lines[12].startswith("      `default` since 0.9.0")
     # past defaults: the archive pack, a distribution of its own (PyPI's 100 MB per file)
     assert lines[13].startswith("checkpoint pack (") and lines[13].endswith("coherence_metric_archive/checkpoints):")
     assert [lines[index].split() for index in (14, 16, 18)] == [
@@ -171,7 +171,7 @@ def test_models_lists_immutable_names_with_fingerprints_and_the_default_alias(ru
     assert [lines[index + 1] for index in (14, 16, 18)] == [
         "      " + described[lines[index].split()[0]] for index in (14, 16, 18)]
     assert lines[20:25] == ["aliases:", "  accurate -> cm-mpnet-lora-joint-2026.11",
-                            "  default -> cm-minilm-gpu-joint-2026.11", "  fast -> cm-minilm-gpu-joint-2026.11",
+                            "  default -> cm-mpnet-lora-joint-2026.11", "  fast -> cm-minilm-gpu-joint-2026.11",
                             "Hugging Face cache:"]
 
 
@@ -187,7 +187,7 @@ def test_models_as_json(runner):
     assert {"name": "cm-minilm-joint-long-tm-2026.11", "fingerprint": "fafcd2865778"} in packaged
     assert {"name": "cm-minilm-l5-joint-boundary-2026.11", "fingerprint": "8cf7003b292f"} in packaged
     assert {"name": "cm-mpnet-lora-joint-2026.11", "fingerprint": "df710c2c781b"} in packaged
-    assert data["aliases"] == {"accurate": "cm-mpnet-lora-joint-2026.11", "default": "cm-minilm-gpu-joint-2026.11",
+    assert data["aliases"] == {"accurate": "cm-mpnet-lora-joint-2026.11", "default": "cm-mpnet-lora-joint-2026.11",
                                "fast": "cm-minilm-gpu-joint-2026.11"}
     assert isinstance(data["hub_cache"], list)
 

