@@ -15,7 +15,7 @@ import logging
 import re
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterator, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Iterator, List, Optional, Tuple
 
 import click
 
@@ -42,49 +42,13 @@ DEFAULT_OUT_ROOT = Path("runs") / "benchmarks"
 RATED_SUITES = ("summeval-correlation", "human-dev")
 #: Suites of test sets, run by ``_suite``: the ones ``--resume-from`` can take finished sets of.
 TEST_SET_SUITES = ("paper", "probes", "all")
-#: The suite the old ``--suite localisation --split cohesentia-dev`` ran.
+#: explain's flags on CoheSentia's dev ruler, the suite of its own.
 COHESENTIA_DEV = "cohesentia-dev"
 DTYPES = ("auto", "fp32", "bf16", "fp16")
 #: The keyword arguments ``run_options`` declares and turns into ``RunSettings`` fields (with the suites' own
 #: ``--baselines`` and ``--resume-from``, which are settings too).
 _SETTINGS_OPTIONS = ("model", "limit", "out_dir", "seed", "batch_size", "device", "dtype", "no_cache", "cache_dir",
                      "baselines", "resume_from", "progress")
-#: The old spelling of a subcommand, kept for one release: ``--suite NAME`` / ``-s NAME`` anywhere among the options.
-_SUITE_FLAGS = ("--suite", "-s")
-
-
-def _take_option(args: List[str], flags: Sequence[str]) -> Tuple[Optional[str], List[str]]:
-    """The value given to any of ``flags`` (``--flag V``, ``--flag=V``, ``-fV``) and the arguments without it."""
-    for index, token in enumerate(args):
-        for flag in flags:
-            if token == flag and index + 1 < len(args):
-                return args[index + 1], args[:index] + args[index + 2:]
-            attached = flag + "=" if flag.startswith("--") else flag
-            if token.startswith(attached) and len(token) > len(attached):
-                return token[len(attached):], args[:index] + args[index + 1:]
-    return None, args
-
-
-def _suite_first(args: List[str], suites: Sequence[str]) -> List[str]:
-    """The deprecated ``benchmark [OPTIONS] --suite NAME`` as ``benchmark NAME [OPTIONS]``, said in one line on stderr
-    when NAME is one of ``suites`` (scripts written for the one command keep working for one release; an unknown NAME
-    is left to the one-line error of an unknown suite); other arguments pass as they are."""
-    if not args or not args[0].startswith("-"):
-        return args
-    name, rest = _take_option(args, _SUITE_FLAGS)
-    if name is None:
-        return args
-    name = name.casefold()
-    if name == "localisation":
-        split, without_split = _take_option(rest, ("--split",))
-        if split is not None and split.casefold() == COHESENTIA_DEV:
-            name, rest = COHESENTIA_DEV, without_split
-    if name in suites:
-        click.echo(f"coherence-metric: warning: benchmark --suite {name} is deprecated and goes in the next release: "
-                   f"run coherence-metric benchmark {name} [OPTIONS]", err=True)
-    return [name, *rest]
-
-
 class SuiteCommand(click.Command):
     """A suite's subcommand: another suite's option is refused in a line that names the suites taking it."""
 
@@ -121,10 +85,11 @@ class BenchmarkGroup(click.Group):
         return sorted(self.commands, key=lambda name: order.get(name, len(order)))
 
     def parse_args(self, ctx: click.Context, args: List[str]) -> List[str]:
-        args = _suite_first(list(args), self.list_commands(ctx))
         if args and args[0].startswith("-") and args[0] not in ctx.help_option_names:
-            ctx.fail(f"{args[0]} goes after the suite: coherence-metric benchmark SUITE [OPTIONS], SUITE one of "
-                     f"{', '.join(self.list_commands(ctx))}")
+            usage = f"coherence-metric benchmark SUITE [OPTIONS], SUITE one of {', '.join(self.list_commands(ctx))}"
+            if any(token in ("--suite", "-s") or token.startswith("--suite=") for token in args):
+                ctx.fail(f"benchmark --suite was removed after 0.9.0: the suite is the first argument: {usage}")
+            ctx.fail(f"{args[0]} goes after the suite: {usage}")
         return super().parse_args(ctx, args)
 
     def resolve_command(self, ctx: click.Context, args: List[str]) -> Tuple[Optional[str], Optional[click.Command],

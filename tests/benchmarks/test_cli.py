@@ -196,19 +196,8 @@ def test_the_benchmarks_dtype_is_auto_for_speed_and_fp32_for_numbers_compared_ac
     assert seen["dtype"] == "bf16"
 
 
-def test_the_old_suite_option_still_runs_its_suite_for_one_release_with_a_deprecation_line(monkeypatch, tmp_path):
-    from coherence_metric.benchmarks import cli as benchmark_cli
-
-    seen = []
-    monkeypatch.setattr(benchmark_cli, "_suite", lambda suite, settings: seen.append((suite, settings.limit)))
-    monkeypatch.setattr(benchmark_cli, "_cohesentia", lambda settings: seen.append(("cohesentia", settings.model)))
-    for old in (["--model", "m", "--suite", "PROBES", "--limit", "3"], ["--model=m", "-sprobes", "--limit=3"]):
-        result = _invoke(*old, "-o", str(tmp_path))
-        assert result.exit_code == 0, result.output
-        assert result.stderr.splitlines() == ["coherence-metric: warning: benchmark --suite probes is deprecated and "
-                                              "goes in the next release: run coherence-metric benchmark probes "
-                                              "[OPTIONS]"]
-    ruler = _invoke("--model", "m", "--suite", "localisation", "--split", "cohesentia-dev", "-o", str(tmp_path))
-    assert ruler.exit_code == 0 and "benchmark cohesentia-dev [OPTIONS]" in ruler.stderr, ruler.output
-    assert seen == [("probes", 3), ("probes", 3), ("cohesentia", "m")]
-    assert "unknown suite 'papers'" in _one_line_error(_invoke("--model", "m", "--suite", "papers"))
+def test_the_old_suite_option_is_one_line_saying_the_suite_comes_first():
+    for old in (["--model", "m", "--suite", "probes"], ["--suite=probes"], ["-s", "probes", "--limit", "3"]):
+        line = _one_line_error(_invoke(*old))
+        assert "benchmark --suite was removed after 0.9.0: the suite is the first argument: coherence-metric " \
+               "benchmark SUITE [OPTIONS], SUITE one of " + ", ".join(ALL_SUITE_NAMES) in line, old
