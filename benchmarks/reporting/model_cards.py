@@ -718,8 +718,9 @@ _FENCE = re.compile(r"^```.*?^```", re.DOTALL | re.MULTILINE)
 _CODE = re.compile(r"`[^`]*`")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 #: A measured number: a decimal that is not part of a version (``0.8.0``), a name or a licence (``Apache-2.0``), a
-#: share, a speed-up.
-_MEASURED = re.compile(r"(?<![\w.])(?<![A-Za-z]-)(?:\d+\.\d+(?![\w.])|\d+(?:\.\d+)?\s?%|\d+(?:\.\d+)?x\b)")
+#: share, a speed-up, a run's seconds.
+_MEASURED = re.compile(r"(?<![\w.])(?<![A-Za-z]-)(?:\d+\.\d+(?![\w.])|\d+(?:\.\d+)?\s?%|\d+(?:\.\d+)?x\b"
+                       r"|\d[\d,]*(?:\.\d+)?\ss\b)")
 
 
 def typed_numbers(page: str) -> List[str]:

@@ -53,8 +53,9 @@ def test_a_typed_number_is_found_and_generated_ones_and_versions_are_not():
     page = ("Since 0.8.0, `model:x@1.2` and [a](docs/a-0.5.md), Apache-2.0.\n"
             "<!-- generated:paper-suite -->\n| 62.55 [60.7, 64.4] | 61.7x | 64.0% |\n<!-- /generated:paper-suite -->\n")
     assert model_cards.typed_numbers(page) == []
-    typed = model_cards.typed_numbers(page + "It agrees 62.5% of the time, 0.322 on SummEval, 61.7x faster.\n")
-    assert [item.split(" in: ")[0] for item in typed] == ["'62.5'", "'0.322'", "'61.7x'"]
+    typed = model_cards.typed_numbers(page + "It agrees 62.5% of the time, 0.322 on SummEval, 61.7x faster, "
+                                             "in 1,475 s.\n")
+    assert [item.split(" in: ")[0] for item in typed] == ["'62.5'", "'0.322'", "'61.7x'", "'1,475 s'"]
 
 
 def test_each_card_fits_one_screen():
