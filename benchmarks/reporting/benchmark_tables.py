@@ -166,6 +166,34 @@ def long_text_table(reports: Reports) -> str:
     return _table(header, "---|---|---:|---:|---:|---:|---:|---", rows)
 
 
+# --- bf16 against fp32 -----------------------------------------------------------------------------------------------
+
+#: The report of ``python -m coherence_metric.benchmarks.speed.dtype_tolerance --limit 200 --out ...``.
+DTYPE_TOLERANCE_REPORT = "dtype-tolerance.json"
+
+
+def dtype_tolerance_table(reports: Reports) -> str:
+    """How far bf16 autocast moves each tier's scores from fp32 over the paper suite's pairs (every set, pooled): the
+    largest, 99th-percentile and mean move, the pairs whose winner stays, and pairwise accuracy in both dtypes; a
+    tier without a committed run has no row."""
+    rows = []
+    for tier in (FAST, ACCURATE):
+        if not reports.exists(tier, DTYPE_TOLERANCE_REPORT):
+            continue
+        run = reports.load(tier, DTYPE_TOLERANCE_REPORT)
+        (cell,) = [entry["all"] for entry in run["models"].values()]
+        rows.append([f"{tier_label(tier)}, `{tier}`", f"{cell['pairs']:,}", f"{cell['max_abs']:.4f}",
+                     f"{cell['p99_abs']:.4f}", f"{cell['mean_abs']:.4f}", f"{100 * cell['same_winner']:.2f}%",
+                     f"{100 * cell['accuracy_fp32']:.2f}% -> {100 * cell['accuracy_bf16']:.2f}%",
+                     f"`{tier}/{DTYPE_TOLERANCE_REPORT}`"])
+    if not rows:
+        raise LandingError(f"{reports.folder}: no tier has a {DTYPE_TOLERANCE_REPORT} (run python -m "
+                           "coherence_metric.benchmarks.speed.dtype_tolerance --limit 200 --out FILE CHECKPOINT)")
+    header = ["tier", "pairs", "max \\|bf16 - fp32\\|", "99th percentile", "mean", "pairs keeping their winner",
+              "pairwise accuracy fp32 -> bf16", "report"]
+    return _table(header, "---|---:|---:|---:|---:|---:|---:|---", rows)
+
+
 # --- int8 ------------------------------------------------------------------------------------------------------------
 
 def _int8_reports(reports: Reports) -> List[Tuple[str, Mapping[str, Any]]]:
@@ -298,7 +326,8 @@ BLOCKS: Mapping[str, Callable[[Reports], str]] = {
     "int8": int8_table,
     "window-overlap": window_overlap_prose,
     "gpu-bf16-gain": gpu_bf16_gain_table,
+    "dtype-tolerance": dtype_tolerance_table,
 }
 
-__all__ = ["BLOCKS", "gpu_bf16_gain_table", "int8_table", "long_text_table", "run_times_table", "speed_run_table",
-           "window_overlap_prose"]
+__all__ = ["BLOCKS", "dtype_tolerance_table", "gpu_bf16_gain_table", "int8_table", "long_text_table",
+           "run_times_table", "speed_run_table", "window_overlap_prose"]

@@ -223,7 +223,7 @@ def render(page: str, reports: Reports, docs: str = "docs/") -> str:
 #: The pages with generated blocks, relative to the checkout.
 PAGES = (Path("README.md"), Path("docs/index.md"), Path("MODELS.md"), Path("MODEL_HISTORY.md"),
          Path("docs/benchmarks.md"), Path("docs/explain.md"), Path("docs/llm-outputs.md"),
-         Path("docs/training.md"))
+         Path("docs/training.md"), Path("docs/reading-scores.md"))
 
 
 def docs_prefix(page: Path) -> str:

@@ -329,11 +329,44 @@ def long_windows_trade(reports: Reports) -> str:
                          break_long_words=False, break_on_hyphens=False) + "\n"
 
 
+#: The accurate tier's stored scores of the pool, in the checkout beside ``benchmarks/reports``.
+TEACHER_SCORES = ("training", "teacher_scores", "cm-mpnet-lora-joint-2026.11")
+
+
+def teacher_scores_folder(reports: Reports) -> Path:
+    """The stored teacher scores of the checkout whose ``benchmarks/reports`` is ``reports``."""
+    return reports.folder.resolve().parent.parent.joinpath(*TEACHER_SCORES)
+
+
+def teacher_pool_line(reports: Reports) -> str:
+    """How many pool texts the teacher has scored, in how many parts, and what they cost per 1,000 texts on each CPU
+    that scored them (wall and CPU seconds, as every part records them)."""
+    folder = teacher_scores_folder(reports)
+    parts = [json.loads(path.read_text(encoding="utf-8")) for path in sorted(folder.glob("part-*.json"))]
+    if not parts:
+        raise LandingError(f"{folder}: no part-*.json "
+                           "(python -m coherence_metric.training.pointwise.teacher.score_pool)")
+    by_cpu: Dict[str, List[Mapping[str, Any]]] = {}
+    for part in parts:
+        by_cpu.setdefault(part["cpu"], []).append(part)
+    costs = []
+    for cpu, scored in sorted(by_cpu.items()):
+        texts = sum(part["texts"] for part in scored)
+        wall = 1000 * sum(part["wall_seconds"] for part in scored) / texts
+        used = 1000 * sum(part["cpu_seconds"] for part in scored) / texts
+        costs.append(f"{texts:,} on {cpu}: {wall:.0f} s wall and {used:.0f} s CPU per 1,000 texts")
+    total = sum(part["texts"] for part in parts)
+    line = (f"The teacher has scored {total:,} of the pool's texts in {len(parts)} parts ({'; '.join(costs)}; a part "
+            "scored while other work ran on the same cores records more wall time).")
+    return textwrap.fill(line, width=118, break_long_words=False, break_on_hyphens=False) + "\n"
+
+
 BLOCKS: Mapping[str, Callable[[Reports], str]] = {
+    "teacher-pool": teacher_pool_line,
     "distil-stored": distil_stored_table,
     "long-windows-trade": long_windows_trade,
     **{name: dev_table(table) for name, table in DEV_TABLES.items()},
 }
 
 __all__ = ["BLOCKS", "DEV_TABLES", "BaselineRow", "DevRow", "DevTable", "dev_reports_read", "dev_table",
-           "distil_stored_table", "long_windows_trade"]
+           "distil_stored_table", "long_windows_trade", "teacher_pool_line", "teacher_scores_folder"]

@@ -242,6 +242,8 @@ def _checkout_copy(tmp_path: Path) -> Path:
     shutil.copy(dev.joinpath(*explain_tables.INTRUSION_DEV), target)
     copied = explain_tables.dev_reports_folder(landing.Reports(reports))
     shutil.copytree(dev / training_tables.DISTIL_STORED, copied / training_tables.DISTIL_STORED)
+    shutil.copytree(training_tables.teacher_scores_folder(landing.Reports(REPORTS)),
+                    training_tables.teacher_scores_folder(landing.Reports(reports)))
     for report in [*training_tables.dev_reports_read(), "/".join(benchmark_tables.WINDOW_OVERLAP)]:
         (copied / report).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(dev / report, copied / report)
@@ -287,6 +289,7 @@ def test_one_target_changed_in_the_file_fails_the_pages_and_the_prose(tmp_path, 
     ("cm-minilm-joint-2026.11/localisation_limit100.json", "localisation", ["docs/explain.md"]),
     ("cm-mpnet-lora-joint-2026.11/localisation_cohesentia-dev.json", "cohesentia", ["docs/explain.md"]),
     ("cm-minilm-gpu-joint-2026.11/summeval-correlation.json", "seconds", ["docs/benchmarks.md"]),
+    ("cm-minilm-gpu-joint-2026.11/dtype-tolerance.json", "dtype", ["docs/reading-scores.md"]),
 ])
 def test_one_number_changed_in_a_report_fails_its_page(tmp_path, report, edit, pages):
     reports = _checkout_copy(tmp_path)
@@ -301,6 +304,8 @@ def test_one_number_changed_in_a_report_fails_its_page(tmp_path, report, edit, p
         data["rows"][0]["kinds"]["swap"]["top1"] += 0.01
     elif edit == "cohesentia":
         data["methods"]["all"]["cohesion"]["cohesion"]["auc"] += 0.01
+    elif edit == "dtype":
+        data["models"]["cm-minilm-gpu-joint-2026.11"]["all"]["max_abs"] += 0.01
     else:
         data["seconds"] += 60
     path.write_text(json.dumps(data), encoding="utf-8")
