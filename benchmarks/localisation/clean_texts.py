@@ -37,7 +37,7 @@ from coherence_metric.research.localisation_sets import (
     sampled_document_ids,
 )
 from coherence_metric.research.standins import read_news_documents
-from coherence_metric.toolkit import COHESION, DUPLICATION, RELEVANCE, Calibration, flag_sentences, margins
+from coherence_metric.toolkit import COHESION, DUPLICATION, RELEVANCE, Calibration, flag_sentences
 
 from .story_ruler import (
     ANY,
@@ -45,6 +45,7 @@ from .story_ruler import (
     CohesentiaStory,
     bootstrap_interval,
     calibrate,
+    flag_order_values,
     story_evidence,
     within_text_auc,
 )
@@ -147,14 +148,14 @@ def recall_and_auc(stories: Sequence[CohesentiaStory], evidence: Sequence[Rows],
                    scales: Mapping[str, float]) -> Dict[str, Optional[float]]:
     """The share of the sentences people marked (any reason) that get a flag, with no cap and at a cap of 1, and
     two mean within-story AUCs (marked against unmarked, ties half, over stories with both): of the flags themselves
-    (flagged or not) and of explain's flag ranking (how far beyond a threshold, the kind furthest beyond)."""
+    (flagged or not) and of explain's ranking of the sentences (its flags, then by score drop: ``flag_order_values``).
+    """
     marked = hit = hit_capped = 0
-    aucs, margin_aucs = [], []
+    aucs, order_aucs = [], []
     for story, rows in zip(stories, evidence):
-        furthest = [max(margins(row, thresholds, scales).values(), default=None) for row in rows]
-        margin_auc = within_text_auc(furthest, story.marked[ANY])
-        if margin_auc is not None:
-            margin_aucs.append(margin_auc)
+        order_auc = within_text_auc(flag_order_values(rows, thresholds, scales), story.marked[ANY])
+        if order_auc is not None:
+            order_aucs.append(order_auc)
         flags = flag_sentences(rows, thresholds=thresholds, scales=scales)
         indices = {flag.index for flag in flags}
         marked += len(story.marked[ANY])
@@ -165,7 +166,7 @@ def recall_and_auc(stories: Sequence[CohesentiaStory], evidence: Sequence[Rows],
             aucs.append(auc)
     return {"recall": hit / marked if marked else None, "recall_cap_1": hit_capped / marked if marked else None,
             "flags_auc": float(np.mean(aucs)) if aucs else None,
-            "margin_auc": float(np.mean(margin_aucs)) if margin_aucs else None}
+            "order_auc": float(np.mean(order_aucs)) if order_aucs else None}
 
 
 def choose_budgets(stories: Sequence[CohesentiaStory], evidence: Sequence[Rows], pool: Sequence[Tuple[str, Rows]],

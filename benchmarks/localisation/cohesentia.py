@@ -15,8 +15,10 @@ Within each story, each method ranks the sentences by its evidence of a break (h
 - ``transition-into`` / ``transition-min``: minus ``explain``'s transition (``transition-cosine``) into the
   sentence, or minus the lower of its two transitions (the held-out check's reading);
 - the evidence of :mod:`coherence_metric.analysis.sentence_breaks` (``cohesion``, ``duplication``, ``relevance``,
-  ``score_drop``), and ``explain``'s sentence ranking (``flag-margin``: how far the sentence is beyond a threshold,
-  the kind furthest beyond);
+  ``score_drop``), and ``explain``'s ranking of the sentences (``flag-order``: its flags first, in the order it
+  gives them, then the other sentences by their score drop: ``sentence_breaks.break_ranks``, the ``rank`` explain
+  reports per sentence); ``flag-margin`` (how far the sentence is beyond a threshold, its kind furthest beyond) is
+  how the reports up to 0.9.0 read the flags' ranking, kept beside it;
 - two rulers of the ruler, not evidence of a break: the sentence's position (later first) and its length in words
   (longer first). GPT-3's stories drift as they go on, so people mark later sentences more.
 
@@ -75,11 +77,13 @@ from .clean_texts import choose_budgets, clean_pool, clean_report, load_clean_te
 from .duplicates import load_duplicates
 from .story_ruler import (
     ANY,
+    FLAG_ORDER,
     FULLY_COHERENT,
     GROUPS,
     RESAMPLES,
     CohesentiaStory,
     bootstrap_interval,
+    flag_order_values,
     ratio_interval,
     story_evidence,
     top1_share,
@@ -224,6 +228,7 @@ def method_values(sentences: Sequence[Sequence[str]], signals: Dict[str, Any],
             methods[kind] = [[entry[kind] for entry in rows] for rows in evidence]
     methods["flag-margin"] = [[max(margins(entry, calibration.thresholds, calibration.scales).values(), default=None)
                                for entry in rows] for rows in evidence]
+    methods[FLAG_ORDER] = [flag_order_values(rows, calibration.thresholds, calibration.scales) for rows in evidence]
     # Not evidence of a break, rulers of the ruler: in generated stories, later and longer sentences are marked more.
     methods["position (later first)"] = [[float(index) for index in range(len(text))] for text in sentences]
     methods["length (longer first)"] = [[float(len(sentence.split())) for sentence in text] for text in sentences]
@@ -555,11 +560,27 @@ def run_cohesentia(
 TARGET_EVIDENCE = {"cohesion": "cohesion", "consistency": "cohesion", "relevance": "relevance"}
 
 
+def flag_order_checks(methods: Dict[str, Dict[str, Any]], group: str, goals: Any) -> Dict[str, Any]:
+    """Per half (choose, check), explain's ranking (``flag-order``) on one reason group: AUC and top-1 factor with
+    their intervals, and whether each meets ``goals`` (``flags_auc_min``, ``flags_top1_over_random_min``)."""
+    checks = {}
+    for half in ("choose", "check"):
+        cell = methods[half][FLAG_ORDER][group]
+        if not cell.get("n_texts"):
+            continue
+        checks[half] = {"auc": cell["auc"], "auc_interval": cell["auc_interval"],
+                        "auc_met": cell["auc"] >= goals.flags_auc_min,
+                        "top1_over_random": cell["top1_over_random"],
+                        "top1_over_random_interval": cell["top1_over_random_interval"],
+                        "top1_met": cell["top1_over_random"] >= goals.flags_top1_over_random_min}
+    return checks
+
+
 def target_check(result: Dict[str, Any]) -> Dict[str, Any]:
     """explain's dev targets (``targets.toml``'s ``[cohesentia]``): per reason group with ``min_marked_sentences``+
     marked sentences, AUC and top-1 factor of the matching kind's evidence (``TARGET_EVIDENCE``), and of explain's
-    flag ranking for reference; flags on fully coherent stories; clean texts of the check half (no threshold was
-    set on them) with any flag; synthetic duplicates found."""
+    ranking of the sentences on each half (``flag_order_checks``); flags on fully coherent stories; clean texts of
+    the check half (no threshold was set on them) with any flag; synthetic duplicates found."""
     goals = targets.load().cohesentia
     methods = result["methods"]["all"]
     groups = {}
@@ -571,8 +592,7 @@ def target_check(result: Dict[str, Any]) -> Dict[str, Any]:
                          "auc_met": cell["auc"] >= goals.auc_min, "top1_over_random": cell["top1_over_random"],
                          "top1_over_random_interval": cell["top1_over_random_interval"],
                          "top1_met": cell["top1_over_random"] >= goals.top1_over_random_min,
-                         "flag_margin_auc": methods["flag-margin"][group]["auc"],
-                         "flag_margin_top1_over_random": methods["flag-margin"][group]["top1_over_random"]}
+                         "flags": flag_order_checks(result["methods"], group, goals)}
     flags = result["flags"]["all"]["no_cap"]
     checks = {"groups": groups, "fully_coherent_flagged": flags.get("fully_coherent_sentences_flagged"),
               "fully_coherent_flagged_interval": flags.get("fully_coherent_sentences_flagged_interval"),

@@ -9,11 +9,11 @@ the other from inside a function.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
-from coherence_metric.toolkit import DEFAULT_CALIBRATION, Calibration, sentence_evidence
+from coherence_metric.toolkit import DEFAULT_CALIBRATION, Calibration, break_ranks, flag_sentences, sentence_evidence
 
 #: Reason group -> CoheSentia's reason codes in it (the dataset authors' grouping; code 8, other, is in none).
 GROUPS = {"cohesion": (1, 2, 3), "consistency": (4, 5), "relevance": (6, 7)}
@@ -115,3 +115,15 @@ def calibrate(evidence: Sequence[Sequence[Dict[str, Optional[float]]]], budgets:
         thresholds[kind] = float(np.quantile(values, 1.0 - budget))
         scales[kind] = float(values.std()) or 1.0
     return {"thresholds": thresholds, "scales": scales, "budgets": dict(budgets)}
+
+
+#: The ruler's name for explain's ranking of a story's sentences (``break_ranks``), the ranking the flag targets read.
+FLAG_ORDER = "flag-order"
+
+
+def flag_order_values(rows: Sequence[Dict[str, Optional[float]]], thresholds: Mapping[str, float],
+                      scales: Mapping[str, float]) -> List[Optional[float]]:
+    """Per sentence, minus its place in explain's order of the story's breaks (higher: read sooner; None: no place),
+    its flags read with these thresholds and scales."""
+    flags = flag_sentences(rows, None, thresholds, scales)
+    return [None if rank is None else -float(rank) for rank in break_ranks(rows, flags)]

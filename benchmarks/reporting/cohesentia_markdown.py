@@ -44,7 +44,9 @@ def methods_table(result: Mapping[str, Any], half: str) -> list[str]:
          for group in GROUP_ORDER]
     lines.append("| " + " | ".join(random_row) + " |")
     for name, row in cells.items():
-        label = f"**{name}** (explain's flags)" if name == "flag-margin" else name
+        label = {"flag-order": "**flag-order** (explain's ranking: its flags, then by score drop)",
+                 "flag-margin": "flag-margin (furthest beyond a threshold; the reports' reading up to 0.9.0)"}.get(
+                     name, name)
         lines.append("| " + " | ".join([label] + [_auc(row[group]) for group in GROUP_ORDER]
                                        + [_top1(row[group]) for group in GROUP_ORDER]) + " |")
     return lines
@@ -134,7 +136,7 @@ def clean_lines(result: Mapping[str, Any]) -> List[str]:
             label = f"{row.get('label', '')}{_budgets(row['budgets'])}{mark}"
             lines.append(f"| {label} | {_percent(row['clean_flagged'])} | "
                          f"{_percent(row['recall'])} | {_percent(row['recall_cap_1'])} | "
-                         f"{row['flags_auc']:.3f} | {row['margin_auc']:.3f} |")
+                         f"{row['flags_auc']:.3f} | {row['order_auc']:.3f} |")
     return lines
 
 
@@ -233,9 +235,14 @@ def render_cohesentia_markdown(result: Mapping[str, Any]) -> str:
         lines.append(f"- {group} (read by the {cell['evidence']} evidence): AUC {cell['auc']:.3f} [{low:.3f}, "
                      f"{high:.3f}] ({'met' if cell['auc_met'] else 'not met'}, >= {goals.auc_min:g}); top-1 "
                      f"{cell['top1_over_random']:.2f}x [{factor_low:.2f}, {factor_high:.2f}] random "
-                     f"({'met' if cell['top1_met'] else 'not met'}, >= {goals.top1_over_random_min:g}x); explain's "
-                     f"flag ranking: AUC "
-                     f"{cell['flag_margin_auc']:.3f}, top-1 {cell['flag_margin_top1_over_random']:.2f}x")
+                     f"({'met' if cell['top1_met'] else 'not met'}, >= {goals.top1_over_random_min:g}x)")
+        for half, check in cell.get("flags", {}).items():
+            low, high = check["auc_interval"]
+            factor_low, factor_high = check["top1_over_random_interval"]
+            lines.append(f"  - explain's ranking (flag-order), {half} half: AUC {check['auc']:.3f} [{low:.3f}, "
+                         f"{high:.3f}] ({'met' if check['auc_met'] else 'not met'}, >= {goals.flags_auc_min:g}); "
+                         f"top-1 {check['top1_over_random']:.2f}x [{factor_low:.2f}, {factor_high:.2f}] random "
+                         f"({'met' if check['top1_met'] else 'not met'}, >= {goals.flags_top1_over_random_min:g}x)")
     lines.append(f"- fully coherent sentences flagged: "
                  f"{_percent(targets['fully_coherent_flagged'], targets.get('fully_coherent_flagged_interval'))}% "
                  f"({'met' if targets['fully_coherent_met'] else 'not met'}, "

@@ -27,7 +27,8 @@ RULER_ROWS: Sequence[Tuple[str, str, bool]] = (
     ("cohesion", "cohesion", True),
     ("relevance", "relevance", True),
     ("duplication", "duplication", False),
-    ("flag-margin", "explain's flag ranking (furthest beyond a threshold)", False),
+    ("flag-order", "explain's ranking (its flags, then by score drop)", True),
+    ("flag-margin", "furthest beyond a threshold (how reports up to 0.9.0 ranked the flags)", False),
     ("position (later first)", "sentence position, later first (not evidence)", False),
     ("length (longer first)", "sentence length, longer first (not evidence)", False),
 )
@@ -35,7 +36,7 @@ RULER_ROWS: Sequence[Tuple[str, str, bool]] = (
 TIER_ROWS: Sequence[Tuple[str, str, str]] = (
     (FAST, "cohesion", f"{tier_label(FAST)}: `cohesion`"),
     (ACCURATE, "cohesion", f"{tier_label(ACCURATE)}: `cohesion` (its score drop)"),
-    (ACCURATE, "flag-margin", f"{tier_label(ACCURATE)}: explain's flag ranking"),
+    (ACCURATE, "flag-order", f"{tier_label(ACCURATE)}: explain's ranking (its flags, then by score drop)"),
     (ACCURATE, "position (later first)", "sentence position, later first (not evidence)"),
 )
 KINDS = ("intrusion", "moved", "swap")
@@ -137,6 +138,22 @@ def tiers_table(reports: Reports) -> str:
         cell = _ruler(reports, checkpoint)["methods"]["all"][method]
         rows.append([label, *(_auc(cell[group]) for group in GROUPS), *(_factor(cell[group]) for group in GROUPS)])
     return _table([f"all {stories} stories", *(f"{group} AUC" for group in GROUPS),
+                   *(f"{group} top-1 (x random)" for group in GROUPS)], rows)
+
+
+def flag_order_table(reports: Reports) -> str:
+    """Per tier and half of the ruler, explain's ranking (``flag-order``) per reason group against the flags'
+    targets (each report's ``targets.groups[group].flags``): AUC and top-1, a cell in bold where its target is met."""
+    rows = []
+    for checkpoint, tier in TIERS:
+        groups = _ruler(reports, checkpoint)["targets"]["groups"]
+        for half in ("choose", "check"):
+            cells = [groups.get(group, {}).get("flags", {}).get(half) for group in GROUPS]
+            rows.append([tier, half,
+                         *(_bold(f"{cell['auc']:.3f}", cell["auc_met"]) if cell else "" for cell in cells),
+                         *(_bold(f"{cell['top1_over_random']:.2f}x", cell["top1_met"]) if cell else ""
+                           for cell in cells)])
+    return _table(["explain's ranking", "half", *(f"{group} AUC" for group in GROUPS),
                    *(f"{group} top-1 (x random)" for group in GROUPS)], rows)
 
 
@@ -309,14 +326,14 @@ def trade_table(reports: Reports) -> str:
             rows.append([tier, f"0.8.0's rule: {_budget_triple(earlier['budgets'])} of the fully coherent stories' "
                                "sentences", _percent(earlier["clean_flagged"]), _percent(earlier["recall"]),
                          _percent(earlier["recall_cap_1"]), f"{earlier['flags_auc']:.3f}",
-                         f"{earlier['margin_auc']:.3f}"])
+                         f"{earlier['order_auc']:.3f}"])
         for row in recomputed["trade"]:
             if any(row["budgets"][kind] != chosen[kind] for kind in ("relevance", "duplication")):
                 continue
             picked = row["budgets"] == chosen
             rows.append([tier, _bold(_budget_triple(row["budgets"]), picked),
                          _bold(_percent(row["clean_flagged"]), picked), _percent(row["recall"]),
-                         _percent(row["recall_cap_1"]), f"{row['flags_auc']:.3f}", f"{row['margin_auc']:.3f}"])
+                         _percent(row["recall_cap_1"]), f"{row['flags_auc']:.3f}", f"{row['order_auc']:.3f}"])
     return _table(["choose half", "budgets % (cohesion / relevance / duplication)", "clean texts with any flag",
                    "marked sentences flagged (no cap)", "at --flag 1", "AUC of the flags",
                    "AUC of the flag ranking"], rows)
@@ -472,6 +489,7 @@ BLOCKS: Mapping[str, Callable[[Reports], str]] = {
     "cohesentia-flags": flags_table,
     "cohesentia-tiers": tiers_table,
     "cohesentia-tier-flags": tier_flags_table,
+    "cohesentia-flag-order": flag_order_table,
     "intrusion-dev": intrusion_dev_table,
     "explain-cost": cost_table,
     "cohesentia-clean": clean_table,
@@ -483,6 +501,6 @@ BLOCKS: Mapping[str, Callable[[Reports], str]] = {
     **{block: localisation_table(folder, name) for block, (folder, name) in LOCALISATION_RUNS.items()},
 }
 
-__all__ = ["BLOCKS", "LOCALISATION_RUNS", "clean_table", "cost_table", "flag_rules_table", "flags_table",
-           "intrusion_dev_table", "llm_shaped_scores_table", "llm_shaped_table", "localisation_table", "ruler_table",
-           "synthetic_kinds_table", "tier_flags_table", "tiers_table", "trade_table"]
+__all__ = ["BLOCKS", "LOCALISATION_RUNS", "clean_table", "cost_table", "flag_order_table", "flag_rules_table",
+           "flags_table", "intrusion_dev_table", "llm_shaped_scores_table", "llm_shaped_table", "localisation_table",
+           "ruler_table", "synthetic_kinds_table", "tier_flags_table", "tiers_table", "trade_table"]

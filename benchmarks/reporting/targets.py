@@ -120,6 +120,8 @@ class CoheSentiaTargets:
     fully_coherent_flagged_max: float
     duplicates_found_min: float
     clean_texts_flagged_max: float
+    flags_auc_min: float
+    flags_top1_over_random_min: float
 
 
 @dataclass(frozen=True)

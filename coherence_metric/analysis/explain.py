@@ -41,6 +41,7 @@ from .sentence_breaks import (
     Calibration,
     SentenceFlag,
     body_positions,
+    break_ranks,
     calibration_for,
     flag_sentences,
     prefix_scores,
@@ -73,6 +74,10 @@ class TextExplanation:
             threshold (in units of the kind's dev spread).
         unit_kinds: per unit, its kind (``inputs.units.KINDS``: ``sentence``, ``item``, ``heading``, ``code``,
             ``frame``); headings, code and frames have no evidence and are never flagged. Empty: all sentences.
+        ranks: per sentence, its place in the order explain reads the text's breaks (1: first;
+            ``sentence_breaks.break_ranks``): the flags first, as ``flags`` orders them with no cap, then the other
+            sentences by their score drop; None where a sentence has no drop (the first, headings, code, frames).
+            Where nothing is flagged it still says where to read first. Empty: not computed.
     """
 
     sentences: List[str]
@@ -82,6 +87,7 @@ class TextExplanation:
     evidence: List[Dict[str, Optional[float]]] = field(default_factory=list)
     flags: List[SentenceFlag] = field(default_factory=list)
     unit_kinds: List[str] = field(default_factory=list)
+    ranks: List[Optional[int]] = field(default_factory=list)
 
     @property
     def units(self) -> List[str]:
@@ -108,8 +114,9 @@ class TextExplanation:
 
     def to_dict(self) -> Dict[str, Any]:
         """Plain-Python form: per transition its value; per unit its number, text and kind (``units``); per sentence
-        its number, evidence of each kind, flag and kind of break; the flags, strongest first. Sentences are numbered
-        from 1 here, as the text output prints them (the Python attributes count from 0, as Python does)."""
+        its number, evidence of each kind, flag, kind of break and place in the order breaks are read (``rank``); the
+        flags, strongest first. Sentences are numbered from 1 here, as the text output prints them (the Python
+        attributes count from 0, as Python does)."""
         kinds = self.kinds
         data: Dict[str, Any] = {
             "sentences": list(self.sentences),
@@ -119,7 +126,8 @@ class TextExplanation:
             "score": self.score,
             "per_sentence": [{"sentence": index + 1,
                               "evidence": dict(self.evidence[index]) if index < len(self.evidence) else {},
-                              "flagged": kinds[index] is not None, "kind": kinds[index]}
+                              "flagged": kinds[index] is not None, "kind": kinds[index],
+                              "rank": self.ranks[index] if index < len(self.ranks) else None}
                              for index in range(len(self.sentences))],
             "flags": [{"sentence": flag.index + 1, "kind": flag.kind, "margin": flag.margin} for flag in self.flags],
         }
@@ -233,10 +241,12 @@ def explain(scorer: Any, texts: Union[str, Iterable[Any]], mechanism: str = AUTO
     for sentences, kinds, body, row, cohesion_row, score, matrix, prefix in zip(
             sentence_lists, kind_lists, body_lists, values, calibrated, scores, similarity, prefixes):
         evidence = unit_evidence(kinds, sentence_evidence(body, cohesion_row, matrix, prefix, calibration))
-        flags = (flag_sentences(evidence, flagged, calibration.thresholds, calibration.scales)
+        every = (flag_sentences(evidence, None, calibration.thresholds, calibration.scales)
                  if len(body) > 1 else [])
+        flags = every[:flagged]
         into = [flag.index - 1 for flag in flags if flag.index > 0]
-        explained.append(TextExplanation(sentences, row, into, score, evidence, flags, kinds))
+        explained.append(TextExplanation(sentences, row, into, score, evidence, flags, kinds,
+                                         break_ranks(evidence, every)))
     return ExplainResult(explained, resolved, scorer.signature.with_transitions(mechanism_label(resolved)),
                          calibration, own_calibration)
 

@@ -32,7 +32,9 @@ is named ``duplication`` whatever else is beyond its threshold; a sentence (near
 ``relevance`` flag needs is named ``relevance``, any other ``cohesion`` (``KIND_RULE``, chosen on the synthetic dev
 split). Where consecutive sentences are flagged ``relevance`` or ``cohesion``, as after a drift to another topic, only
 the one the transition reads as the sharpest break is flagged: where the drift starts (``DRIFT_RULE``). Flags are
-ordered by their score drop, largest first, so that a cap of one shows the flagged sentence that cost the score most.
+ordered by their score drop, largest first, so that a cap of one shows the flagged sentence that cost the score most;
+``break_ranks`` carries that order on over the unflagged sentences, by their drop, so every sentence has a place in
+it (the ranking the CoheSentia ruler holds to the flag targets).
 ``score_drop`` and therefore ``cohesion`` are in the units of the checkpoint that computed them, so each checkpoint
 has its own ``Calibration`` (weights, spreads, thresholds), found by its fingerprint (``CALIBRATIONS``: the default
 and the accurate tier); any other checkpoint is read with the default's, and ``explain`` says its flags are
@@ -440,6 +442,29 @@ def flag_sentences(evidence: Sequence[Dict[str, Optional[float]]], cap: Optional
     ranked = sorted((entry for entry in found if entry[2] in kept), key=lambda entry: entry[:3])
     flags = [entry[3] for entry in ranked]
     return flags if cap is None else flags[:cap]
+
+
+def break_ranks(evidence: Sequence[Mapping[str, Optional[float]]],
+                flags: Sequence[SentenceFlag]) -> List[Optional[int]]:
+    """Per sentence, its place (1: first) in the order ``explain`` reads a text's breaks: the flagged sentences in
+    the order ``flag_sentences`` gives them (``flags``: every flag, no cap), then every other sentence with a score
+    drop, the largest drop first (the first sentence on a tie); None for a sentence with no drop (the first body
+    unit, and headings, code and frames).
+
+    The flags are the head of this order, so ``--flag N`` shows its first N flagged places, and the rest says where
+    to read next where nothing else is beyond a threshold. On CoheSentia's choosing half it ranks the sentences
+    people marked as the score drop alone does, where ranking by the margin beyond a threshold ranked them lower
+    (docs/explain.md).
+    """
+    flagged = [flag.index for flag in flags]
+    taken = set(flagged)
+    rest = sorted((index for index, row in enumerate(evidence)
+                   if row.get(SCORE_DROP) is not None and index not in taken),
+                  key=lambda index: (-float(evidence[index][SCORE_DROP] or 0.0), index))
+    ranks: List[Optional[int]] = [None] * len(evidence)
+    for place, index in enumerate([*flagged, *rest], start=1):
+        ranks[index] = place
+    return ranks
 
 
 def similarity_matrices(scorer: Any, sentence_lists: Sequence[Sequence[str]]) -> List[List[List[float]]]:

