@@ -560,7 +560,8 @@ def run_cohesentia(
 TARGET_EVIDENCE = {"cohesion": "cohesion", "consistency": "cohesion", "relevance": "relevance"}
 
 
-def flag_order_checks(methods: Dict[str, Dict[str, Any]], group: str, goals: Any) -> Dict[str, Any]:
+def flag_order_checks(methods: Dict[str, Dict[str, Any]], group: str,
+                      goals: targets.CoheSentiaTargets) -> Dict[str, Any]:
     """Per half (choose, check), explain's ranking (``flag-order``) on one reason group: AUC and top-1 factor with
     their intervals, and whether each meets ``goals`` (``flags_auc_min``, ``flags_top1_over_random_min``)."""
     checks = {}

@@ -51,7 +51,8 @@ def summarise(fp32: Sequence[Sequence[float]], bf16: Sequence[Sequence[float]]) 
 
 def measure_model(model: str, limit: Optional[int], seed: int,
                   sets: Sequence[str] = PAPER_TEST_SETS) -> Dict[str, Any]:
-    """Score every set of ``sets`` (the paper suite's) in both dtypes with one loaded model."""
+    """Score every set of ``sets`` (the paper suite's) in both dtypes with one loaded model; the result names the
+    checkpoint it loaded (``checkpoint``, its immutable name) and the name it was given (``spec``)."""
     fp32 = CoherenceScorer(model, dtype="fp32")
     bf16 = copy.copy(fp32)  # the same loaded weights in the other dtype
     bf16.dtype = "bf16"
@@ -71,7 +72,8 @@ def measure_model(model: str, limit: Optional[int], seed: int,
         pairs_bf16 += set_bf16
     overall = summarise(pairs_fp32, pairs_bf16)
     print(model, "ALL", overall, flush=True)
-    return {"signature_fp32": str(fp32.signature), "sets": per_set, "all": overall}
+    return {"checkpoint": fp32.model_label, "spec": model, "signature_fp32": str(fp32.signature), "sets": per_set,
+            "all": overall}
 
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
@@ -83,7 +85,11 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--sets", default=",".join(PAPER_TEST_SETS), help="comma-separated test sets")
     args = parser.parse_args(argv)
     sets = [name.strip() for name in args.sets.split(",") if name.strip()]
-    result = {model: measure_model(model, args.limit, args.seed, sets) for model in args.models}
+    # Keyed by the checkpoint's immutable name, not the name given: an alias (``default``, ``accurate``) moves.
+    result = {}
+    for model in args.models:
+        measured = measure_model(model, args.limit, args.seed, sets)
+        result[measured["checkpoint"]] = measured
     if args.out:
         write_script_output(args.out, json.dumps({"limit": args.limit, "seed": args.seed, "models": result}, indent=2))
 

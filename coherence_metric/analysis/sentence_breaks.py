@@ -448,7 +448,7 @@ def break_ranks(evidence: Sequence[Mapping[str, Optional[float]]],
                 flags: Sequence[SentenceFlag]) -> List[Optional[int]]:
     """Per sentence, its place (1: first) in the order ``explain`` reads a text's breaks: the flagged sentences in
     the order ``flag_sentences`` gives them (``flags``: every flag, no cap), then every other sentence with a score
-    drop, the largest drop first (the first sentence on a tie); None for a sentence with no drop (the first body
+    drop, the largest drop first (the earlier sentence on a tie); None for a sentence with no drop (the first body
     unit, and headings, code and frames).
 
     The flags are the head of this order, so ``--flag N`` shows its first N flagged places, and the rest says where

@@ -31,7 +31,10 @@ def test_a_run_on_a_probe_set_writes_the_json_the_docs_cite(bert_checkpoint: Pat
     monkeypatch.setenv("COHERENCE_METRIC_CACHE", str(tmp_path / "cache"))
     main([str(bert_checkpoint), "--limit", "4", "--sets", "PROBE-to_negation", "--out", str(tmp_path / "d.json")])
     written = json.loads((tmp_path / "d.json").read_text(encoding="utf-8"))
-    measured = written["models"][str(bert_checkpoint)]
+    ((key, measured),) = written["models"].items()
+    # keyed by the checkpoint it loaded (the name its signature gives), with the name it was given beside it
+    assert key == measured["checkpoint"] and f"|model:{key}@" in measured["signature_fp32"]
+    assert measured["spec"] == str(bert_checkpoint)
     assert written["limit"] == 4 and set(measured["sets"]) == {"PROBE-to_negation"}
     assert measured["all"]["pairs"] == 4 and 0.0 <= measured["all"]["max_abs"] < 1.0
     assert "dtype:fp32" in measured["signature_fp32"]
