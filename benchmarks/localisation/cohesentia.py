@@ -581,7 +581,8 @@ def target_check(result: Dict[str, Any]) -> Dict[str, Any]:
     """explain's dev targets (``targets.toml``'s ``[cohesentia]``): per reason group with ``min_marked_sentences``+
     marked sentences, AUC and top-1 factor of the matching kind's evidence (``TARGET_EVIDENCE``), and of explain's
     ranking of the sentences on each half (``flag_order_checks``); flags on fully coherent stories; clean texts of
-    the check half (no threshold was set on them) with any flag; synthetic duplicates found."""
+    the check half (no threshold was set on them) with any flag; synthetic duplicates found; per synthetic set with
+    a known kind of break, the share of flags at the break that name it."""
     goals = targets.load().cohesentia
     methods = result["methods"]["all"]
     groups = {}
@@ -609,4 +610,10 @@ def target_check(result: Dict[str, Any]) -> Dict[str, Any]:
         checks["duplicates_found"] = synthetic["duplicates"]["found"]
         checks["duplicates_found_interval"] = synthetic["duplicates"]["found_interval"]
         checks["duplicates_met"] = synthetic["duplicates"]["found"] >= goals.duplicates_found_min
+        checks["kinds_named_right"] = {
+            name: {"expected": cell["expected"], "right_when_flagged": cell["right_when_flagged"],
+                   "right_when_flagged_interval": cell["right_when_flagged_interval"],
+                   "met": cell["right_when_flagged"] is not None
+                   and cell["right_when_flagged"] >= goals.kinds_named_right_min}
+            for name, cell in (synthetic.get("kinds") or {}).items()}
     return checks

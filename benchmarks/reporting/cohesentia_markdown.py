@@ -256,6 +256,11 @@ def render_cohesentia_markdown(result: Mapping[str, Any]) -> str:
         lines.append(f"- synthetic duplicates found: "
                      f"{_percent(targets['duplicates_found'], targets.get('duplicates_found_interval'))}% "
                      f"({'met' if targets['duplicates_met'] else 'not met'}, >= {100 * goals.duplicates_found_min:g}%)")
+    for name, cell in (targets.get("kinds_named_right") or {}).items():
+        share = (f"{_percent(cell['right_when_flagged'], cell.get('right_when_flagged_interval'))}%"
+                 if cell["right_when_flagged"] is not None else "none (no flag at the break)")
+        lines.append(f"- {name}: flags at the break named {cell['expected']}: {share} "
+                     f"({'met' if cell['met'] else 'not met'}, >= {100 * goals.kinds_named_right_min:g}%)")
     timed = (result.get("cost") or {}).get("explain")
     if timed:
         lines += ["", f"## Cost ({timed['texts']} stories of 6-10 sentences, mean {timed['mean_sentences']:.1f}; "

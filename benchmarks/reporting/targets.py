@@ -122,6 +122,7 @@ class CoheSentiaTargets:
     clean_texts_flagged_max: float
     flags_auc_min: float
     flags_top1_over_random_min: float
+    kinds_named_right_min: float
 
 
 @dataclass(frozen=True)
