@@ -569,12 +569,17 @@ def flag_order_checks(methods: Dict[str, Dict[str, Any]], group: str,
         cell = methods[half][FLAG_ORDER][group]
         if not cell.get("n_texts"):
             continue
-        checks[half] = {"auc": cell["auc"], "auc_interval": cell["auc_interval"],
-                        "auc_met": cell["auc"] >= goals.flags_auc_min,
-                        "top1_over_random": cell["top1_over_random"],
-                        "top1_over_random_interval": cell["top1_over_random_interval"],
-                        "top1_met": cell["top1_over_random"] >= goals.flags_top1_over_random_min}
+        checks[half] = ranking_check(cell, goals.flags_auc_min, goals.flags_top1_over_random_min)
     return checks
+
+
+def ranking_check(cell: Dict[str, Any], auc_min: float, top1_min: float) -> Dict[str, Any]:
+    """One method's AUC and top-1 factor on one reason group (``evaluate_method``'s cell), with their intervals, and
+    whether each meets its target."""
+    return {"auc": cell["auc"], "auc_interval": cell["auc_interval"], "auc_met": cell["auc"] >= auc_min,
+            "top1_over_random": cell["top1_over_random"],
+            "top1_over_random_interval": cell["top1_over_random_interval"],
+            "top1_met": cell["top1_over_random"] >= top1_min}
 
 
 def target_check(result: Dict[str, Any]) -> Dict[str, Any]:
@@ -590,10 +595,7 @@ def target_check(result: Dict[str, Any]) -> Dict[str, Any]:
         cell = methods[evidence][group]
         if cell.get("n_marked", 0) < goals.min_marked_sentences:
             continue
-        groups[group] = {"evidence": evidence, "auc": cell["auc"], "auc_interval": cell["auc_interval"],
-                         "auc_met": cell["auc"] >= goals.auc_min, "top1_over_random": cell["top1_over_random"],
-                         "top1_over_random_interval": cell["top1_over_random_interval"],
-                         "top1_met": cell["top1_over_random"] >= goals.top1_over_random_min,
+        groups[group] = {"evidence": evidence, **ranking_check(cell, goals.auc_min, goals.top1_over_random_min),
                          "flags": flag_order_checks(result["methods"], group, goals)}
     flags = result["flags"]["all"]["no_cap"]
     checks = {"groups": groups, "fully_coherent_flagged": flags.get("fully_coherent_sentences_flagged"),

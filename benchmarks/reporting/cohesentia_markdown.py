@@ -32,6 +32,15 @@ def _percent(value: Optional[float], interval: Optional[list] = None) -> str:
     return text
 
 
+def _ranking_verdict(cell: Mapping[str, Any], auc_min: float, top1_min: float) -> str:
+    """AUC and top-1 factor with their intervals, each against its target (a ``ranking_check`` of the report)."""
+    low, high = cell["auc_interval"]
+    factor_low, factor_high = cell["top1_over_random_interval"]
+    return (f"AUC {cell['auc']:.3f} [{low:.3f}, {high:.3f}] ({'met' if cell['auc_met'] else 'not met'}, "
+            f">= {auc_min:g}); top-1 {cell['top1_over_random']:.2f}x [{factor_low:.2f}, {factor_high:.2f}] random "
+            f"({'met' if cell['top1_met'] else 'not met'}, >= {top1_min:g}x)")
+
+
 def methods_table(result: Mapping[str, Any], half: str) -> list[str]:
     """One row per method: per reason group, within-story AUC and top-1 (x random), 95% intervals."""
     cells = result["methods"][half]
@@ -230,19 +239,11 @@ def render_cohesentia_markdown(result: Mapping[str, Any]) -> str:
     goals = target_file.load().cohesentia
     lines += ["", "## Targets (dev)", ""]
     for group, cell in targets["groups"].items():
-        low, high = cell["auc_interval"]
-        factor_low, factor_high = cell["top1_over_random_interval"]
-        lines.append(f"- {group} (read by the {cell['evidence']} evidence): AUC {cell['auc']:.3f} [{low:.3f}, "
-                     f"{high:.3f}] ({'met' if cell['auc_met'] else 'not met'}, >= {goals.auc_min:g}); top-1 "
-                     f"{cell['top1_over_random']:.2f}x [{factor_low:.2f}, {factor_high:.2f}] random "
-                     f"({'met' if cell['top1_met'] else 'not met'}, >= {goals.top1_over_random_min:g}x)")
+        lines.append(f"- {group} (read by the {cell['evidence']} evidence): "
+                     + _ranking_verdict(cell, goals.auc_min, goals.top1_over_random_min))
         for half, check in cell.get("flags", {}).items():
-            low, high = check["auc_interval"]
-            factor_low, factor_high = check["top1_over_random_interval"]
-            lines.append(f"  - explain's ranking (flag-order), {half} half: AUC {check['auc']:.3f} [{low:.3f}, "
-                         f"{high:.3f}] ({'met' if check['auc_met'] else 'not met'}, >= {goals.flags_auc_min:g}); "
-                         f"top-1 {check['top1_over_random']:.2f}x [{factor_low:.2f}, {factor_high:.2f}] random "
-                         f"({'met' if check['top1_met'] else 'not met'}, >= {goals.flags_top1_over_random_min:g}x)")
+            lines.append(f"  - explain's ranking (flag-order), {half} half: "
+                         + _ranking_verdict(check, goals.flags_auc_min, goals.flags_top1_over_random_min))
     lines.append(f"- fully coherent sentences flagged: "
                  f"{_percent(targets['fully_coherent_flagged'], targets.get('fully_coherent_flagged_interval'))}% "
                  f"({'met' if targets['fully_coherent_met'] else 'not met'}, "
