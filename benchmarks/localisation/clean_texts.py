@@ -45,7 +45,7 @@ from .story_ruler import (
     CohesentiaStory,
     bootstrap_interval,
     calibrate,
-    flag_order_values,
+    order_values,
     story_evidence,
     within_text_auc,
 )
@@ -148,15 +148,15 @@ def recall_and_auc(stories: Sequence[CohesentiaStory], evidence: Sequence[Rows],
                    scales: Mapping[str, float]) -> Dict[str, Optional[float]]:
     """The share of the sentences people marked (any reason) that get a flag, with no cap and at a cap of 1, and
     two mean within-story AUCs (marked against unmarked, ties half, over stories with both): of the flags themselves
-    (flagged or not) and of explain's ranking of the sentences (its flags, then by score drop: ``flag_order_values``).
+    (flagged or not) and of explain's ranking of the sentences (its flags, then by score drop: ``order_values``).
     """
     marked = hit = hit_capped = 0
     aucs, order_aucs = [], []
     for story, rows in zip(stories, evidence):
-        order_auc = within_text_auc(flag_order_values(rows, thresholds, scales), story.marked[ANY])
+        flags = flag_sentences(rows, thresholds=thresholds, scales=scales)
+        order_auc = within_text_auc(order_values(rows, flags), story.marked[ANY])
         if order_auc is not None:
             order_aucs.append(order_auc)
-        flags = flag_sentences(rows, thresholds=thresholds, scales=scales)
         indices = {flag.index for flag in flags}
         marked += len(story.marked[ANY])
         hit += sum(1 for index in story.marked[ANY] if index in indices)

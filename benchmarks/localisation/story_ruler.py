@@ -13,7 +13,14 @@ from typing import Any, Dict, List, Mapping, Optional, Sequence
 
 import numpy as np
 
-from coherence_metric.toolkit import DEFAULT_CALIBRATION, Calibration, break_ranks, flag_sentences, sentence_evidence
+from coherence_metric.toolkit import (
+    DEFAULT_CALIBRATION,
+    Calibration,
+    SentenceFlag,
+    break_ranks,
+    flag_sentences,
+    sentence_evidence,
+)
 
 #: Reason group -> CoheSentia's reason codes in it (the dataset authors' grouping; code 8, other, is in none).
 GROUPS = {"cohesion": (1, 2, 3), "consistency": (4, 5), "relevance": (6, 7)}
@@ -125,5 +132,10 @@ def flag_order_values(rows: Sequence[Dict[str, Optional[float]]], thresholds: Ma
                       scales: Mapping[str, float]) -> List[Optional[float]]:
     """Per sentence, minus its place in explain's order of the story's breaks (higher: read sooner; None: no place),
     its flags read with these thresholds and scales."""
-    flags = flag_sentences(rows, None, thresholds, scales)
+    return order_values(rows, flag_sentences(rows, None, thresholds, scales))
+
+
+def order_values(rows: Sequence[Dict[str, Optional[float]]], flags: Sequence[SentenceFlag]) -> List[Optional[float]]:
+    """``flag_order_values`` for flags already read (every flag, no cap), so a caller that needs them too reads them
+    once."""
     return [None if rank is None else -float(rank) for rank in break_ranks(rows, flags)]

@@ -165,4 +165,3 @@ def test_the_rulers_flag_order_is_the_rank_explain_reports(bert_checkpoint):
     assert values == [None if rank is None else -float(rank) for rank in text.ranks]
     assert text.ranks[0] is None and sorted(text.ranks[1:]) == [1, 2, 3, 4]
     assert [text.ranks[flag.index] for flag in text.flags] == list(range(1, len(text.flags) + 1))
-
